@@ -1,0 +1,78 @@
+//===- FmhaAttributes.td - fmha enums and attributes -------*- tablegen -*-===//
+#ifndef FMHA_DIALECT_FMHA_IR_FMHAATTRIBUTES_TD
+#define FMHA_DIALECT_FMHA_IR_FMHAATTRIBUTES_TD
+
+include "fmha/Dialect/Fmha/IR/FmhaDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+class Fmha_I32Enum<string name, string summary, list<I32EnumAttrCase> cases>
+    : I32EnumAttr<name, summary, cases> {
+  let cppNamespace = "::mlir::fmha";
+  let genSpecializedAttr = 0;
+}
+
+// Quantization modes. New modes (per_head, per_token_head) are new cases here
+// plus a descale-shape rule in the verifier.
+def Fmha_QuantMode : Fmha_I32Enum<"QuantMode", "quantization mode of q/k/v", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"PerTensor", 1, "per_tensor">,
+  I32EnumAttrCase<"KVBlockScale", 2, "kv_blockscale">
+]>;
+def Fmha_QuantModeAttr : EnumAttr<Fmha_Dialect, Fmha_QuantMode, "quant"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "how q/k/v are quantized: none, per_tensor, kv_blockscale "
+                "(one k and one v descale per physical page and KV head)";
+}
+
+def Fmha_PageTableForm : Fmha_I32Enum<"PageTableForm", "page-table form", [
+  I32EnumAttrCase<"CSR", 0, "csr">,
+  I32EnumAttrCase<"BlockTable", 1, "block_table">
+]>;
+def Fmha_PageTableFormAttr
+    : EnumAttr<Fmha_Dialect, Fmha_PageTableForm, "page_table"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "csr: kv_indptr/kv_page_indices/kv_last_page_len "
+                "(FlashInfer, SGLang); block_table: block_table/kv_seqlen (vLLM)";
+}
+
+def Fmha_KVLayout : Fmha_I32Enum<"KVLayout", "KV cache layout", [
+  I32EnumAttrCase<"NHD", 0, "nhd">,
+  I32EnumAttrCase<"HND", 1, "hnd">
+]>;
+def Fmha_KVLayoutAttr : EnumAttr<Fmha_Dialect, Fmha_KVLayout, "kv_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "nhd: [N_pages, P, Hkv, D]; hnd: [N_pages, Hkv, P, D]";
+}
+
+def Fmha_MaskKind : Fmha_I32Enum<"MaskKind", "attention mask kind", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Causal", 1, "causal">,
+  I32EnumAttrCase<"Window", 2, "window">
+]>;
+
+def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
+  let mnemonic = "mask";
+  let summary = "attention mask: none, causal, or a sliding window";
+  let description = [{
+    Query i of a sequence sits at absolute position i + Sk - Sq (bottom-right
+    alignment). `causal` shows key j iff j <= i + Sk - Sq. `window` shows key j
+    iff i + Sk - Sq - left <= j <= i + Sk - Sq + right; -1 means unbounded.
+
+    ```mlir
+    #fmha.mask<none>
+    #fmha.mask<causal>
+    #fmha.mask<window, left = 128, right = 0>
+    ```
+  }];
+  let parameters = (ins "MaskKind":$kind, "int64_t":$left, "int64_t":$right);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isNone() const { return getKind() == MaskKind::None; }
+    bool isCausal() const { return getKind() == MaskKind::Causal; }
+    bool isWindow() const { return getKind() == MaskKind::Window; }
+  }];
+}
+
+#endif // FMHA_DIALECT_FMHA_IR_FMHAATTRIBUTES_TD

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, configures, builds, and runs
+# the lit suite (check-fmha) and the unit tests. Exits non-zero on any failure.
+#   scripts/test.sh            (BUILD_DIR=build by default, JOBS=2)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/lib/setup.sh"
+
+fmha_install_packages
+fmha_configure
+fmha_build
+
+echo "== lit: check-fmha"
+ninja -C "$FMHA_BUILD_DIR" check-fmha
+
+echo "== unit tests (ctest)"
+(cd "$FMHA_BUILD_DIR" && ctest --output-on-failure -j"$FMHA_JOBS")

@@ -1,0 +1,16 @@
+//===- fmha-opt.cpp - mlir-opt with the fmha dialect, passes and pipelines ===//
+#include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllPasses();
+  registry.insert<mlir::fmha::FmhaDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "fmha-mlir optimizer driver\n", registry));
+}
