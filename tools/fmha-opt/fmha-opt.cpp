@@ -1,5 +1,6 @@
 //===- fmha-opt.cpp - mlir-opt with the fmha dialect, passes and pipelines ===//
 #include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -10,6 +11,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllPasses();
+  mlir::fmha::registerFmhaPasses();
   registry.insert<mlir::fmha::FmhaDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fmha-mlir optimizer driver\n", registry));

@@ -75,4 +75,45 @@ def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
   }];
 }
 
+
+def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
+  let mnemonic = "config";
+  let summary = "tile configuration of one kernel for one target";
+  let description = [{
+    Written by `fmha-select-config{chip=...}` (or by hand, for tuning) and read
+    by the tiling pass and the target lowerings.
+
+    | field | meaning |
+    |---|---|
+    | chip | target: gfx942, gfx950, sm_90, host |
+    | block_m | query rows per workgroup tile (BlockM) |
+    | block_n | KV tokens per KV-loop iteration (BlockN) |
+    | k_step | head-dim step of the Q.K^T product (the MMA K) |
+    | warps | waves (AMD) or warps (NVIDIA) per workgroup |
+    | wave_size | lanes per wave/warp |
+    | mma_m, mma_n | the MMA atom's M and N |
+    | p_type | element type P is cast to before P.V |
+    | shift | SHIFT of the exp2 trick: 2^SHIFT stays below p_type's max |
+
+    ```mlir
+    #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16,
+                 warps = 4, wave_size = 64, mma_m = 32, mma_n = 32,
+                 p_type = f8E4M3FNUZ, shift = 7>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"target chip">:$chip,
+    "int64_t":$block_m,
+    "int64_t":$block_n,
+    "int64_t":$k_step,
+    "int64_t":$warps,
+    "int64_t":$wave_size,
+    "int64_t":$mma_m,
+    "int64_t":$mma_n,
+    "Type":$p_type,
+    "int64_t":$shift
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // FMHA_DIALECT_FMHA_IR_FMHAATTRIBUTES_TD

@@ -76,7 +76,7 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     I64Attr:$page_size,
     OptionalAttr<F32Attr>:$sm_scale,
     OptionalAttr<F32Attr>:$soft_cap,
-    OptionalAttr<AnyAttr>:$config
+    OptionalAttr<Fmha_ConfigAttr>:$config
   );
 
   let assemblyFormat = [{
@@ -110,6 +110,139 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     /// The soft cap, 0 when absent (no cap).
     double getSoftCapOrZero();
   }];
+}
+
+
+//===----------------------------------------------------------------------===//
+// Tile-level ops: the tiled form that fmha-tile writes. Tiles are vectors;
+// target lowerings (host, AMDGPU, NVIDIA) give them threads and registers.
+//===----------------------------------------------------------------------===//
+
+def Fmha_LoadRowsOp : Fmha_Op<"load_rows", [MemoryEffects<[MemRead]>]> {
+  let summary = "loads up to R rows of one head, zero beyond num_rows";
+  let description = [{
+    Row r of the result is `source[row0 + r, head, ...]` for r < num_rows and
+    zero otherwise; rows at or past num_rows are never read. The source is
+    [rows, heads, D] (result vector<R x D>) or [rows, heads] (vector<R>).
+
+    ```mlir
+    %q = fmha.load_rows %qbuf[%row0, %h] rows(%n)
+        : memref<?x32x128xf8E4M3FNUZ> -> vector<16x128xf8E4M3FNUZ>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source, Index:$row0, Index:$head,
+                       Index:$num_rows);
+  let results = (outs AnyVectorOfNonZeroRank:$result);
+  let assemblyFormat = [{
+    $source `[` $row0 `,` $head `]` `rows` `(` $num_rows `)` attr-dict
+    `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_StoreRowsOp : Fmha_Op<"store_rows", [MemoryEffects<[MemWrite]>]> {
+  let summary = "stores the first num_rows rows of a tile to one head";
+  let description = [{
+    The inverse of `fmha.load_rows`: row r of `value` goes to
+    `dest[row0 + r, head, ...]` for r < num_rows; nothing else is written.
+  }];
+  let arguments = (ins AnyVectorOfNonZeroRank:$value, AnyMemRef:$dest,
+                       Index:$row0, Index:$head, Index:$num_rows);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $row0 `,` $head `]` `rows` `(` $num_rows `)` attr-dict
+    `:` type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_PageIdsOp : Fmha_Op<"page_ids", [MemoryEffects<[MemRead]>]> {
+  let summary = "physical page ids of the tokens of one KV tile";
+  let description = [{
+    `pages` is the sequence's own page list (its row of the block table, or
+    its slice of kv_page_indices). Token j of the tile is logical key
+    `tile_start + j`; its page id is `pages[(tile_start + j) / page_size]`
+    when `tile_start + j < seq_len` and -1 otherwise. No entry past the
+    sequence's last page is read.
+
+    With an i32 result the tile lies in one page (page_size % BlockN == 0 and
+    tile_start a multiple of BlockN): one id, wave-uniform.
+
+    ```mlir
+    %ids = fmha.page_ids %pages[%t0] len(%sk) {page_size = 16 : i64}
+        : memref<?xi32, strided<[1], offset: ?>> -> vector<64xi32>
+    %id = fmha.page_ids %pages[%t0] len(%sk) {page_size = 1024 : i64}
+        : memref<?xi32, strided<[1], offset: ?>> -> i32
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$pages, Index:$tile_start, Index:$seq_len,
+                       I64Attr:$page_size);
+  let results = (outs AnyTypeOf<[I32, VectorOfRankAndType<[1], [I32]>]>:$ids);
+  let assemblyFormat = [{
+    $pages `[` $tile_start `]` `len` `(` $seq_len `)` attr-dict
+    `:` type($pages) `->` type($ids)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_GatherKVOp : Fmha_Op<"gather_kv", [MemoryEffects<[MemRead]>]> {
+  let summary = "gathers one KV tile of one KV head from the paged cache";
+  let description = [{
+    Row j of the result is the cache row of logical key `tile_start + j`:
+    `cache[ids[j], (tile_start + j) % P, head, :]` (nhd) or
+    `cache[ids[j], head, (tile_start + j) % P, :]` (hnd), and zero for
+    tokens at or past `seq_len` (never read). `ids` is the result of
+    `fmha.page_ids` (per token, or one uniform id).
+  }];
+  let arguments = (ins AnyMemRef:$cache, AnyTypeOf<[I32, VectorOfRankAndType<[1], [I32]>]>:$ids,
+                       Index:$head, Index:$tile_start, Index:$seq_len,
+                       Fmha_KVLayoutAttr:$kv_layout);
+  let results = (outs VectorOfRank<[2]>:$tile);
+  let assemblyFormat = [{
+    $cache `[` $ids `]` `head` `(` $head `)` `tile` `(` $tile_start `,` $seq_len `)`
+    attr-dict `:` type($cache) `,` type($ids) `->` type($tile)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_GatherDescaleOp : Fmha_Op<"gather_descale", [MemoryEffects<[MemRead]>]> {
+  let summary = "the per-(page, KV head) descales of the tokens of one tile";
+  let description = [{
+    Element j is `descale[ids[j], head]`, and 0 where ids[j] is -1 (a token
+    past the sequence's end; never read). With a uniform i32 id the result is
+    one f32.
+  }];
+  let arguments = (ins AnyMemRef:$descale,
+                       AnyTypeOf<[I32, VectorOfRankAndType<[1], [I32]>]>:$ids,
+                       Index:$head);
+  let results = (outs AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$result);
+  let assemblyFormat = [{
+    $descale `[` $ids `]` `head` `(` $head `)` attr-dict
+    `:` type($descale) `,` type($ids) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileMmaOp : Fmha_Op<"tile_mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "tile matrix product with fp32 accumulation: acc + lhs x rhs";
+  let description = [{
+    `lhs` is M x K and `rhs` is K x N, or N x K with `transpose_rhs`
+    (Q x K^T). Inputs stay in their storage precision (fp8 or 16-bit): the
+    product is what the MMA unit computes, accumulated in f32. The optional
+    `k_scale` (length K) scales each term of the contraction:
+    result[i, j] = acc[i, j] + sum_k lhs[i, k] * k_scale[k] * rhs[k, j]. It
+    carries vd per V row when a KV tile spans pages; a target applies it
+    where its MMA allows (V rows in shared memory, or one MMA per page).
+  }];
+  let arguments = (ins VectorOfRank<[2]>:$lhs, VectorOfRank<[2]>:$rhs,
+                       VectorOfRankAndType<[2], [F32]>:$acc,
+                       Optional<VectorOfRankAndType<[1], [F32]>>:$k_scale,
+                       UnitAttr:$transpose_rhs);
+  let results = (outs VectorOfRankAndType<[2], [F32]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $acc (`k_scale` `(` $k_scale^ `:` type($k_scale) `)`)?
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // FMHA_DIALECT_FMHA_IR_FMHAOPS_TD

@@ -1,0 +1,27 @@
+//===- Passes.h - fmha dialect passes ---------------------------*- C++ -*-===//
+#ifndef FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_H
+#define FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_H
+
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace fmha {
+
+#define GEN_PASS_DECL
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+
+/// The config fmha-select-config picks for `op` on `chip`, or a diagnostic on
+/// `op` when the chip is unknown or nothing fits.
+FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip);
+
+/// Checks that `config` fits `op` (the rules of fmha-select-config).
+LogicalResult verifyConfig(BatchPrefillOp op, ConfigAttr config);
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_H

@@ -1,0 +1,187 @@
+//===- SelectConfig.cpp - fmha-select-config --------------------------------===//
+//
+// Tile sizes, waves and MMA atoms per target. The numbers follow what each
+// MMA unit takes: gfx942 v_mfma_f32_32x32x16_fp8 (FNUZ fp8), gfx950
+// v_mfma_f32_32x32x64_f8f6f4 (OCP fp8), sm_90 mma.sync m16n8k32 e4m3/e5m2;
+// the host runs scalar loops.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_FMHASELECTCONFIG
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+struct ChipInfo {
+  StringRef name;
+  int64_t waveSize, warps, mmaM, mmaN;
+  int64_t kStepFp8, kStep16;
+  int64_t blockM, blockNFp8, blockN16;
+  enum { AnyFp8, OcpOnly, FnuzOnly } fp8Family;
+};
+
+const ChipInfo kChips[] = {
+    {"gfx942", 64, 4, 32, 32, 16, 8, 128, 128, 64, ChipInfo::FnuzOnly},
+    {"gfx950", 64, 4, 32, 32, 64, 16, 128, 128, 64, ChipInfo::OcpOnly},
+    {"sm_90", 32, 4, 16, 8, 32, 16, 64, 64, 64, ChipInfo::OcpOnly},
+    {"host", 1, 1, 1, 1, 1, 1, 16, 32, 32, ChipInfo::AnyFp8},
+};
+
+const ChipInfo *findChip(StringRef chip) {
+  for (const ChipInfo &c : kChips)
+    if (c.name == chip)
+      return &c;
+  return nullptr;
+}
+
+bool isFp8(Type t) {
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+             Float8E5M2FNUZType>(t);
+}
+bool isFnuz(Type t) { return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t); }
+
+Type cacheType(BatchPrefillOp op) {
+  return cast<MemRefType>(op.getKCache().getType()).getElementType();
+}
+
+/// The P type and SHIFT for a cache element type (see the pass description).
+std::pair<Type, int64_t> pTypeAndShift(Type cache) {
+  MLIRContext *ctx = cache.getContext();
+  if (!isFp8(cache))
+    return {cache, 0};
+  if (isFnuz(cache))
+    return {Float8E4M3FNUZType::get(ctx), 7};
+  return {Float8E4M3FNType::get(ctx), 8};
+}
+
+/// Largest finite value of a float type.
+double largest(Type t) {
+  return llvm::APFloat::getLargest(cast<FloatType>(t).getFloatSemantics())
+      .convertToDouble();
+}
+
+} // namespace
+
+LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
+  const ChipInfo *chip = findChip(cfg.getChip());
+  if (!chip)
+    return op.emitOpError() << "config names unknown chip '" << cfg.getChip()
+                            << "'; expected gfx942, gfx950, sm_90 or host";
+  for (auto [name, v] :
+       {std::pair<StringRef, int64_t>{"block_m", cfg.getBlockM()},
+        {"block_n", cfg.getBlockN()}, {"k_step", cfg.getKStep()},
+        {"warps", cfg.getWarps()}, {"wave_size", cfg.getWaveSize()},
+        {"mma_m", cfg.getMmaM()}, {"mma_n", cfg.getMmaN()}})
+    if (v < 1)
+      return op.emitOpError() << "config " << name << " must be >= 1, got "
+                              << v;
+  if (cfg.getBlockM() % (cfg.getMmaM() * cfg.getWarps()) != 0)
+    return op.emitOpError()
+           << "config block_m = " << cfg.getBlockM()
+           << " must be a multiple of mma_m x warps = "
+           << cfg.getMmaM() * cfg.getWarps();
+  if (cfg.getBlockN() % cfg.getMmaN() != 0)
+    return op.emitOpError() << "config block_n = " << cfg.getBlockN()
+                            << " must be a multiple of mma_n = "
+                            << cfg.getMmaN();
+  if (op.getHeadDim() % cfg.getKStep() != 0)
+    return op.emitOpError() << "head dim D = " << op.getHeadDim()
+                            << " is not a multiple of the MMA K step "
+                            << cfg.getKStep() << " of " << cfg.getChip();
+  if (op.getHeadDimV() % cfg.getMmaN() != 0)
+    return op.emitOpError() << "head dim Dv = " << op.getHeadDimV()
+                            << " is not a multiple of the MMA N size "
+                            << cfg.getMmaN() << " of " << cfg.getChip();
+  Type cache = cacheType(op);
+  Type qType = cast<MemRefType>(op.getQ().getType()).getElementType();
+  for (Type t : {cache, qType}) {
+    if (!isFp8(t))
+      continue;
+    if (chip->fp8Family == ChipInfo::FnuzOnly && !isFnuz(t))
+      return op.emitOpError()
+             << cfg.getChip() << " MFMA takes FNUZ fp8 (f8E4M3FNUZ, "
+             << "f8E5M2FNUZ), got " << t;
+    if (chip->fp8Family == ChipInfo::OcpOnly && isFnuz(t))
+      return op.emitOpError() << cfg.getChip()
+                              << " takes OCP fp8 (f8E4M3FN, f8E5M2), got "
+                              << t;
+  }
+  Type p = cfg.getPType();
+  if (isFp8(cache)) {
+    if (!isFp8(p) || isFnuz(p) != isFnuz(cache))
+      return op.emitOpError() << "config p_type " << p
+                              << " must be an fp8 type of the cache's family ("
+                              << cache << ")";
+  } else if (p != cache) {
+    return op.emitOpError() << "config p_type " << p
+                            << " must equal the 16-bit cache type " << cache;
+  }
+  int64_t shift = cfg.getShift();
+  if (shift < 0 || std::ldexp(1.0, shift) >= largest(p))
+    return op.emitOpError() << "config shift = " << shift
+                            << " must be >= 0 with 2^shift below the largest "
+                            << p << " (" << largest(p) << ")";
+  if (!isFp8(p) && shift != 0)
+    return op.emitOpError() << "config shift must be 0 for a 16-bit P, got "
+                            << shift;
+  return success();
+}
+
+FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
+                                               StringRef chipName) {
+  const ChipInfo *chip = findChip(chipName);
+  if (!chip)
+    return op.emitOpError() << "unknown chip '" << chipName
+                            << "'; expected gfx942, gfx950, sm_90 or host",
+           failure();
+  Type cache = cacheType(op);
+  bool fp8 = isFp8(cache);
+  auto [p, shift] = pTypeAndShift(cache);
+  auto cfg = ConfigAttr::get(op.getContext(), chip->name, chip->blockM,
+                             fp8 ? chip->blockNFp8 : chip->blockN16,
+                             fp8 ? chip->kStepFp8 : chip->kStep16, chip->warps,
+                             chip->waveSize, chip->mmaM, chip->mmaN, p, shift);
+  if (failed(verifyConfig(op, cfg)))
+    return failure();
+  return cfg;
+}
+
+namespace {
+struct FmhaSelectConfigPass
+    : public fmha::impl::FmhaSelectConfigBase<FmhaSelectConfigPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    WalkResult r = getOperation()->walk([&](BatchPrefillOp op) {
+      if (ConfigAttr existing = op.getConfigAttr()) {
+        if (existing.getChip() != chip) {
+          op.emitOpError() << "has a config for chip '" << existing.getChip()
+                           << "' but the pass targets '" << chip << "'";
+          return WalkResult::interrupt();
+        }
+        return failed(verifyConfig(op, existing)) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+      }
+      FailureOr<ConfigAttr> cfg = selectConfig(op, chip);
+      if (failed(cfg))
+        return WalkResult::interrupt();
+      op.setConfigAttr(*cfg);
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace
