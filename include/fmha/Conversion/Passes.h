@@ -1,0 +1,20 @@
+//===- Passes.h - fmha conversion passes ------------------------*- C++ -*-===//
+#ifndef FMHA_CONVERSION_PASSES_H
+#define FMHA_CONVERSION_PASSES_H
+
+#include "fmha/Conversion/FmhaToHost/FmhaToHost.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace fmha {
+
+#define GEN_PASS_DECL
+#include "fmha/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fmha/Conversion/Passes.h.inc"
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_CONVERSION_PASSES_H

@@ -1,0 +1,90 @@
+//===- Compare.h - Checking kernel outputs against a reference --*- C++ -*-===//
+//
+// The verdict of SPEC section 6 for one output (and lse):
+//  - oracle mode (reference = runOracle): max |O - O_ref| < 0.055 and
+//    relative Frobenius error < 2e-2;
+//  - emulation mode (reference = runEmulation's out): relative Frobenius
+//    error < 2e-3;
+//  - both: lse |d| < 1e-3 * max(1, |lse_ref|) (an lse_ref of -inf needs -inf),
+//    no NaN/inf in O, and no element still holding the poison pattern.
+// Outputs are poisoned before a launch (poisonFill) so an unwritten element is
+// found: it still equals poisonBits(). Poisoned elements are counted apart
+// from other non-finite values.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_REFERENCE_COMPARE_H
+#define FMHA_REFERENCE_COMPARE_H
+
+#include "fmha/Reference/Emulate.h"
+#include "fmha/Reference/Oracle.h"
+#include "fmha/Reference/Types.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace fmha::ref {
+
+/// Poison pattern of a type: all bits set, a NaN in every output type
+/// (bf16 0xFFFF, f16 0xFFFF, f32 0xFFFFFFFF). For fp8 it is 0xFF, a NaN in
+/// e4m3fn/e5m2 but -max in the FNUZ types (fp8 is never an output type).
+uint32_t poisonBits(DType t);
+/// Writes n elements of poisonBits(t) into buf.
+void poisonFill(DType t, void *buf, size_t n);
+
+enum class CompareMode { Oracle, Emulation };
+const char *compareModeName(CompareMode m); ///< "oracle" / "emulation"
+
+struct Tolerances {
+  double max_abs = 0.055; ///< checked only when check_max_abs
+  double rel_fro = 2e-2;
+  double lse_rel = 1e-3; ///< |d| < lse_rel * max(1, |ref|)
+  bool check_max_abs = true;
+  /// SPEC section 6 values of a mode.
+  static Tolerances forMode(CompareMode m);
+};
+
+struct CompareResult {
+  CompareMode mode = CompareMode::Oracle;
+  int64_t n = 0;             ///< output elements compared
+  double max_abs_err = 0;    ///< over finite, written elements
+  int64_t max_abs_index = -1;
+  double rel_fro_err = 0;    ///< ||O - O_ref||_F / ||O_ref||_F (finite part)
+  int64_t nonfinite = 0;     ///< NaN/inf elements not equal to the poison
+  int64_t poisoned = 0;      ///< elements still equal to the poison pattern
+  bool lse_checked = false;
+  int64_t lse_n = 0;
+  double lse_max_err = 0;    ///< max |lse - lse_ref| over finite pairs
+  double lse_max_scaled_err = 0; ///< max |d| / max(1, |ref|)
+  int64_t lse_bad = 0;       ///< elements over tolerance or -inf mismatch
+  int64_t lse_nonfinite = 0; ///< NaN, or inf where the reference is finite
+  int64_t lse_poisoned = 0;
+  Tolerances tol;
+  bool pass = false;
+  std::string reason; ///< "" when pass, else every failed rule
+
+  /// One JSON object on one line (keys as the fields above plus "pass").
+  std::string toJson() const;
+  /// A short human line: "PASS oracle max_abs=... rel_fro=... ...".
+  std::string summary() const;
+};
+
+/// Compares n output elements of type out_t (raw bytes) with ref_out, and
+/// when lse and ref_lse are non-null n_lse lse values (f32 raw). tol defaults
+/// to Tolerances::forMode(mode).
+CompareResult compareOutputs(DType out_t, const void *out, const double *ref_out,
+                             size_t n, const float *lse, const double *ref_lse,
+                             size_t n_lse, CompareMode mode,
+                             const Tolerances *tol = nullptr);
+
+/// Output (in in.req.out_dtype) and optional lse against the oracle.
+CompareResult compareWithOracle(const Inputs &in, const void *out,
+                                const float *lse, const OracleResult &ref);
+/// Output and optional lse against the emulation (its out-typed output and
+/// its lse are the reference).
+CompareResult compareWithEmulation(const Inputs &in, const void *out,
+                                   const float *lse, const EmulateResult &ref);
+
+} // namespace fmha::ref
+
+#endif // FMHA_REFERENCE_COMPARE_H

@@ -1,0 +1,71 @@
+//===- Emulate.h - Step-by-step emulation of the kernel algorithm -*- C++ -*-===//
+//
+// Follows SPEC section 4 in f32 with the stored (quantized) values, so kernel
+// outputs can be checked to within 2e-3 relative Frobenius error instead of the
+// oracle's looser bar. Per query row and KV tile of block_n keys:
+//
+//   sigma = f32(sm_scale) * f32(log2 e) * qd                    (at entry)
+//   s_j   = sum_d Q[d] * K_j[d]            f32, sequential over d
+//   s_j  *= kd_j                           kd of key j's physical page
+//   soft cap c > 0: x_j = log2e * c * tanh(s_j * (sm_scale * qd) / c) and the
+//     kernel's scale becomes 1 (the cap needs the real logit, so sigma cannot
+//     be folded past it); without cap x_j = s_j with scale sigma
+//   m_new = max(m_old, max over visible x_j); offset uses 0 if m_new = -inf
+//   p_j   = exp2(fma(scale, x_j, -(scale * m_new - SHIFT)))   visible j
+//   alpha = exp2(scale * (m_old - m_new))          (0 while m_old = -inf)
+//   l     = alpha * l + sum_j p_j                  f32 p, before the cast
+//   P_j   = cast(p_j) to the P type, RNE, saturating
+//   o     = alpha * o + sum over runs of one page r: vd_r * (sum_j P_j V_j)
+//           (one run per tile when the tile lies in one page)
+//   O = o / l (0 when l == 0), then cast to the out type (RNE)
+//   lse = ln2 * (scale * m - SHIFT + log2(l)), -inf when l == 0.
+//
+// Tiles with no visible key of a row are skipped: a kernel that runs them
+// computes alpha = 1 and p = 0, the same numbers. block_m does not change the
+// math (rows are independent); it is accepted to mirror the kernel's shape.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_REFERENCE_EMULATE_H
+#define FMHA_REFERENCE_EMULATE_H
+
+#include "fmha/Reference/Problem.h"
+
+#include <optional>
+#include <vector>
+
+namespace fmha::ref {
+
+struct EmulateOptions {
+  int64_t block_m = 64; ///< BlockM, >= 1 (no effect on the numbers)
+  int64_t block_n = 64; ///< BlockN, >= 1: KV tile width of the online softmax
+  /// P element type; default defaultPType(req). F32 means no cast.
+  std::optional<DType> p_dtype;
+  /// exp2 shift; default defaultExp2Shift(P type). 0 with an fp8 P type gives
+  /// the "unshifted P cast" variant.
+  std::optional<int> shift;
+  /// Page-table form to read; default in.req.table.
+  std::optional<TableForm> form;
+  /// Worker threads over (sequence, kv head) items; <= 0: one per hardware
+  /// thread. The result does not depend on it.
+  int threads = 0;
+};
+
+/// The P type a kernel for this request uses: q_dtype (fp8 Q with fp8 K/V:
+/// fp8 P of Q's flavour; 16-bit Q, whether K/V are 16-bit or fp8 dequantized
+/// once in shared memory: a 16-bit P).
+DType defaultPType(const Request &req);
+
+struct EmulateResult {
+  DType p_dtype = DType::F32;
+  int shift = 0;
+  std::vector<float> out_f32; ///< [total_q, Hq, Dv]: O before the out cast
+  std::vector<uint8_t> out;   ///< [total_q, Hq, Dv] in req.out_dtype
+  std::vector<float> lse;     ///< [total_q, Hq], natural log
+};
+
+/// Throws std::invalid_argument for bad options or an invalid page table.
+EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt = {});
+
+} // namespace fmha::ref
+
+#endif // FMHA_REFERENCE_EMULATE_H

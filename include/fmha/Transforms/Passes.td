@@ -1,0 +1,83 @@
+//===- Passes.td - fmha passes not tied to the fmha dialect -*- tablegen -*-===//
+#ifndef FMHA_TRANSFORMS_PASSES_TD
+#define FMHA_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ExpandFp8ArithPass : Pass<"fmha-expand-fp8-arith"> {
+  let summary = "Expand fp8 arith.extf / arith.truncf into integer bit operations";
+  let description = [{
+    MLIR 22 cannot run `arith.extf` from, or `arith.truncf` to, the fp8 types
+    on the CPU: `convert-arith-to-llvm` leaves them in place (LLVM has no fp8
+    IR type; the LLVM type converter maps every fp8 type to `i8`). This pass
+    rewrites them into `arith` integer ops (bitcast, shifts, masks, adds,
+    compares, selects, `uitofp` of a 3-bit integer), which lower to LLVM on any
+    target. It handles f8E4M3FN, f8E4M3FNUZ, f8E5M2 and f8E5M2FNUZ, on scalars
+    and on vectors of any shape (the same ops on the vector type, elementwise);
+    `extf` to f16, bf16, f32 and f64, and `truncf` from those four. Other ops
+    are left alone.
+
+    | type       | bias | largest finite   | NaN codes        | inf       | -0  |
+    |------------|------|------------------|------------------|-----------|-----|
+    | f8E4M3FN   | 7    | 448 (0x7E)       | 0x7F, 0xFF       | none      | yes |
+    | f8E4M3FNUZ | 8    | 240 (0x7F)       | 0x80             | none      | no  |
+    | f8E5M2     | 15   | 57344 (0x7B)     | 0x7D-7F, 0xFD-FF | 0x7C/0xFC | yes |
+    | f8E5M2FNUZ | 16   | 57344 (0x7F)     | 0x80             | none      | no  |
+
+    `extf` is exact, bit for bit what `llvm::APFloat::convert` gives: a NaN
+    becomes a quiet NaN that keeps the sign and the payload shifted up (f8E4M3FN
+    0x7F -> f32 0x7FF00000); the FNUZ NaN 0x80 becomes the positive quiet NaN
+    (f32 0x7FC00000); f8E5M2 +-inf stays +-inf.
+
+    `truncf` rounds to nearest, ties to even, once (an f64 source is rounded
+    from its own bits, not through f32), with subnormals exact. It saturates
+    like the GPU kernels' fp8 converts (satfinite), which is where it differs
+    from APFloat:
+    - a finite value whose rounded magnitude exceeds the largest finite value
+      becomes +-max (APFloat: NaN, or inf for f8E5M2);
+    - +-inf becomes +-max for the three formats without inf; for f8E5M2 it
+      stays +-inf (0x7C / 0xFC) unless `saturate-inf` is set (then +-max, as
+      the reference codec's `Overflow::Saturate` does);
+    - NaN becomes the canonical quiet NaN of the format, with the input's sign
+      where the format has a signed NaN: 0x7F / 0xFF for f8E4M3FN, 0x7E / 0xFE
+      for f8E5M2 (payload dropped); 0x80 for the FNUZ formats;
+    - the FNUZ formats have no negative zero: -0.0 and negative values that
+      round to zero give 0x00.
+    A `truncf` with a rounding mode other than `to_nearest_even` is left alone.
+    Fast-math flags are ignored (the expansion never changes a value's class).
+
+    Before:
+    ```mlir
+    %y = arith.truncf %x : vector<8xf32> to vector<8xf8E4M3FN>
+    %z = arith.extf %y : vector<8xf8E4M3FN> to vector<8xf32>
+    ```
+    After (sketch, constants are splats):
+    ```mlir
+    %b    = arith.bitcast %x : vector<8xf32> to vector<8xi32>
+    %abs  = arith.andi %b, %c0x7FFFFFFF : vector<8xi32>
+    // normal range: rebias by 127 - 7, add 0x7FFFF + lsb, shift right by 20
+    // subnormal range: (1.m) >> (141 - exponent), ties to even
+    %mag  = arith.minui %r, %c0x7E : vector<8xi32>   // saturate to 448
+    // select inf / NaN, trunci to i8, or in the sign bit
+    %y    = arith.bitcast %code : vector<8xi8> to vector<8xf8E4M3FN>
+    %c    = arith.bitcast %y : vector<8xf8E4M3FN> to vector<8xi8>
+    // exponent + (127 - 7) and mantissa << 20; subnormals through
+    // uitofp(mantissa) with the exponent field moved by -9; NaN selected
+    %z    = arith.bitcast %bits : vector<8xi32> to vector<8xf32>
+    ```
+
+    `arith.constant` of fp8 values needs no expansion: `convert-arith-to-llvm`
+    turns it into an `i8` (vector) `llvm.mlir.constant` that translates to the
+    right bytes. Loads, stores, shuffles, broadcasts and other moves of fp8
+    values lower as `i8` after `convert-vector-to-llvm` /
+    `finalize-memref-to-llvm`. Arithmetic on fp8 (addf, mulf, cmpf, ...) is not
+    handled: extend first.
+  }];
+  let options = [
+    Option<"saturateInf", "saturate-inf", "bool", /*default=*/"false",
+           "Also saturate +-inf to +-max for f8E5M2 (the other formats always do)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+#endif // FMHA_TRANSFORMS_PASSES_TD

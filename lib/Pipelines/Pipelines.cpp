@@ -1,0 +1,60 @@
+//===- Pipelines.cpp - staged pipeline builders -----------------------------===//
+#include "fmha/Pipelines/Pipelines.h"
+
+#include "fmha/Conversion/Passes.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+#include "fmha/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip) {
+  FmhaSelectConfigOptions select;
+  select.chip = chip.str();
+  pm.addPass(createFmhaSelectConfig(select));
+  pm.addPass(createFmhaTile());
+}
+
+void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
+                                   const HostPipelineOptions &options) {
+  buildFmhaTilingPipeline(pm, options.chip);
+  pm.addPass(createConvertFmhaToHost());
+  pm.addPass(createForallToForLoopPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createExpandFp8ArithPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  VectorTransferToSCFOptions toScf;
+  toScf.unroll = true;
+  pm.addPass(createConvertVectorToSCFPass(toScf));
+  pm.addPass(math::createMathExpandOpsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void fmha::registerFmhaPipelines() {
+  PassPipelineRegistration<HostPipelineOptions>(
+      "fmha-to-host-pipeline",
+      "fmha.batch_prefill to LLVM for the CPU: select-config, tile, "
+      "convert-fmha-to-host, fp8 expansion and the upstream LLVM lowering",
+      buildFmhaToHostPipeline);
+}

@@ -1,0 +1,170 @@
+//===- Emulate.cpp - Step-by-step emulation of the kernel algorithm -------===//
+
+#include "fmha/Reference/Emulate.h"
+#include "fmha/Reference/FloatCodec.h"
+
+#include "Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace fmha::ref {
+
+DType defaultPType(const Request &req) { return req.q_dtype; }
+
+namespace {
+constexpr float kLog2eF = 1.44269504088896340736f;
+constexpr float kLn2F = 0.693147180559945309417f;
+} // namespace
+
+EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
+  const Request &req = in.req;
+  const TableForm form = opt.form.value_or(req.table);
+  if (std::string err = validatePageTable(in.table, form); !err.empty())
+    throw std::invalid_argument("emulation: invalid page table: " + err);
+  if (opt.block_m < 1 || opt.block_n < 1)
+    throw std::invalid_argument("emulation: block_m and block_n must be >= 1");
+  EmulateResult r;
+  r.p_dtype = opt.p_dtype.value_or(defaultPType(req));
+  r.shift = opt.shift.value_or(defaultExp2Shift(r.p_dtype));
+  if (r.shift < 0 || r.shift > 126)
+    throw std::invalid_argument("emulation: shift must be in [0, 126]");
+
+  const int64_t B = req.batch(), Hq = req.num_qo_heads, Hkv = req.num_kv_heads;
+  const int64_t D = req.head_dim, Dv = req.headDimV(), G = req.groupSize();
+  const int64_t BN = opt.block_n, BM = opt.block_m, P = req.page_size;
+  const int64_t totalQ = in.qo_indptr[B];
+  const DType kvT = req.kv_dtype, pT = r.p_dtype;
+  const size_t kvSz = dtypeSize(kvT);
+
+  const float qd = in.q_descale;
+  const float smScale = static_cast<float>(req.smScale());
+  const float sigma = smScale * kLog2eF * qd;
+  const bool hasCap = req.soft_cap > 0;
+  const float cap = static_cast<float>(req.soft_cap);
+  const float realScale = smScale * qd; // s * kd * realScale = real logit
+  const float sc = hasCap ? 1.0f : sigma;
+  const float shiftF = static_cast<float>(r.shift);
+  const float negInf = -std::numeric_limits<float>::infinity();
+
+  // The P cast: RNE, saturating (p <= 2^SHIFT stays below max for the default
+  // shifts anyway).
+  const bool pIsFp8 = isFp8(pT);
+  const Fp8Encoder pEnc(pIsFp8 ? pT : DType::F8E4M3FN, Overflow::Saturate);
+  auto castP = [&](float p) {
+    if (pIsFp8)
+      return decodeFp8(pT, pEnc(p));
+    return pT == DType::F32 ? p : roundTo(pT, p, Overflow::Saturate);
+  };
+
+  r.out_f32.assign(static_cast<size_t>(totalQ * Hq * Dv), 0.0f);
+  r.lse.assign(static_cast<size_t>(totalQ * Hq), negInf);
+
+  detail::parallelFor(B * Hkv, opt.threads, [&](int64_t item) {
+    const int64_t b = item / Hkv, g = item % Hkv;
+    const int64_t sq = in.seqLenQ(b), sk = in.table.seqLen(form, b);
+    const int64_t q0 = in.qo_indptr[b];
+    if (sq == 0)
+      return;
+    // Stored K (transposed [D][Sk]) and V ([Sk][Dv]) of this head, and the
+    // page and descales of every key.
+    std::vector<float> kt(static_cast<size_t>(D * sk)),
+        v(static_cast<size_t>(sk * Dv)), kd(sk), vd(sk), rowF(D), q(D), x(BN),
+        pc(BN), o(Dv), u(Dv);
+    std::vector<int32_t> pageOf(sk);
+    for (int64_t j = 0; j < sk; ++j) {
+      const int32_t page = in.table.pageOf(form, b, j);
+      const int64_t slot = j % P;
+      pageOf[j] = page;
+      kd[j] = in.kDescale(page, g);
+      vd[j] = in.vDescale(page, g);
+      decodeBuffer(kvT, &in.k_cache[in.kvIndex(page, slot, g, 0, D) * kvSz],
+                   static_cast<size_t>(D), rowF.data());
+      for (int64_t d = 0; d < D; ++d)
+        kt[d * sk + j] = rowF[d];
+      decodeBuffer(kvT, &in.v_cache[in.kvIndex(page, slot, g, 0, Dv) * kvSz],
+                   static_cast<size_t>(Dv), &v[j * Dv]);
+    }
+    for (int64_t h = g * G; h < (g + 1) * G; ++h) {
+      // Query rows in blocks of BlockM; rows are independent.
+      for (int64_t mb = 0; mb < sq; mb += BM) {
+        for (int64_t i = mb; i < std::min(sq, mb + BM); ++i) {
+          const int64_t row = q0 + i;
+          int64_t lo, hi;
+          req.mask.visibleRange(i, sq, sk, lo, hi);
+          for (int64_t d = 0; d < D; ++d)
+            q[d] = in.qStored(row, h, d);
+          float m = negInf, l = 0.0f;
+          std::fill(o.begin(), o.end(), 0.0f);
+          for (int64_t c0 = 0; c0 < sk; c0 += BN) {
+            const int64_t c1 = std::min(sk, c0 + BN);
+            const int64_t a = std::max(c0, lo), e = std::min(c1 - 1, hi);
+            if (a > e)
+              continue; // fully masked tile: alpha = 1, p = 0
+            const int64_t n = e - a + 1;
+            // s = Q K^T (f32), then kd, then the soft cap.
+            std::fill(x.begin(), x.begin() + n, 0.0f);
+            for (int64_t d = 0; d < D; ++d) {
+              const float qv = q[d];
+              const float *kr = &kt[d * sk + a];
+              for (int64_t j = 0; j < n; ++j)
+                x[j] += qv * kr[j];
+            }
+            float rowMax = negInf;
+            for (int64_t j = 0; j < n; ++j) {
+              float s = x[j] * kd[a + j];
+              if (hasCap)
+                s = kLog2eF * (cap * std::tanh((s * realScale) / cap));
+              x[j] = s;
+              rowMax = std::max(rowMax, s);
+            }
+            const float mNew = std::max(m, rowMax);
+            const float off = sc * mNew - shiftF;
+            const float alpha = m == negInf ? 0.0f : std::exp2(sc * (m - mNew));
+            float rowSum = 0.0f;
+            for (int64_t j = 0; j < n; ++j) {
+              const float p = std::exp2(std::fma(sc, x[j], -off));
+              rowSum += p;
+              pc[j] = castP(p);
+            }
+            l = alpha * l + rowSum;
+            for (int64_t d = 0; d < Dv; ++d)
+              o[d] *= alpha;
+            // u = P V per run of keys in one physical page; o += vd * u.
+            for (int64_t j = 0; j < n;) {
+              const int32_t page = pageOf[a + j];
+              std::fill(u.begin(), u.end(), 0.0f);
+              int64_t k = j;
+              for (; k < n && pageOf[a + k] == page; ++k) {
+                const float pk = pc[k];
+                const float *vr = &v[(a + k) * Dv];
+                for (int64_t d = 0; d < Dv; ++d)
+                  u[d] += pk * vr[d];
+              }
+              const float vdr = vd[a + j];
+              for (int64_t d = 0; d < Dv; ++d)
+                o[d] += vdr * u[d];
+              j = k;
+            }
+            m = mNew;
+          }
+          float *dst = &r.out_f32[static_cast<size_t>((row * Hq + h) * Dv)];
+          if (l > 0.0f) {
+            for (int64_t d = 0; d < Dv; ++d)
+              dst[d] = o[d] / l;
+            r.lse[static_cast<size_t>(row * Hq + h)] =
+                kLn2F * ((sc * m - shiftF) + std::log2(l));
+          }
+        }
+      }
+    }
+  });
+  r.out.assign(r.out_f32.size() * dtypeSize(req.out_dtype), 0);
+  encodeBuffer(req.out_dtype, r.out_f32.data(), r.out_f32.size(), r.out.data(),
+               Overflow::NonSaturate);
+  return r;
+}
+
+} // namespace fmha::ref

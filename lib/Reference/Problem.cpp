@@ -1,0 +1,383 @@
+//===- Problem.cpp - Requests and input generation ------------------------===//
+
+#include "fmha/Reference/Problem.h"
+#include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/Random.h"
+
+#include "Parallel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace fmha::ref {
+
+namespace {
+std::string lower(std::string_view s) {
+  std::string l;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return l;
+}
+
+// Stream ids of the generator, one per tensor.
+constexpr uint64_t kStreamQ = 0x51;
+constexpr uint64_t kStreamK = 0x4B;
+constexpr uint64_t kStreamV = 0x56;
+
+uint64_t pageStream(uint64_t tensor, int64_t page) {
+  return (tensor << 40) ^ static_cast<uint64_t>(page);
+}
+} // namespace
+
+const char *quantModeName(QuantMode m) {
+  switch (m) {
+  case QuantMode::None:
+    return "none";
+  case QuantMode::PerTensor:
+    return "per_tensor";
+  case QuantMode::KVBlockscale:
+    return "kv_blockscale";
+  }
+  return "?";
+}
+
+std::optional<QuantMode> parseQuantMode(std::string_view s) {
+  std::string l = lower(s);
+  std::replace(l.begin(), l.end(), '-', '_');
+  if (l == "none")
+    return QuantMode::None;
+  if (l == "per_tensor" || l == "pertensor")
+    return QuantMode::PerTensor;
+  if (l == "kv_blockscale" || l == "blockscale" || l == "kvblockscale")
+    return QuantMode::KVBlockscale;
+  return std::nullopt;
+}
+
+void Mask::visibleRange(int64_t i, int64_t sq, int64_t sk, int64_t &lo,
+                        int64_t &hi) const {
+  const int64_t pos = i + sk - sq;
+  lo = 0;
+  hi = sk - 1;
+  if (kind == MaskKind::Causal) {
+    hi = std::min(hi, pos);
+  } else if (kind == MaskKind::Window) {
+    if (left >= 0)
+      lo = std::max(lo, pos - left);
+    if (right >= 0)
+      hi = std::min(hi, pos + right);
+  }
+}
+
+std::string Mask::str() const {
+  switch (kind) {
+  case MaskKind::None:
+    return "none";
+  case MaskKind::Causal:
+    return "causal";
+  case MaskKind::Window:
+    return "window(" + std::to_string(left) + "," + std::to_string(right) + ")";
+  }
+  return "?";
+}
+
+std::optional<Mask> parseMask(std::string_view s) {
+  std::string l = lower(s);
+  if (l == "none")
+    return Mask::none();
+  if (l == "causal")
+    return Mask::causal();
+  if (l.rfind("window", 0) != 0)
+    return std::nullopt;
+  std::string rest = l.substr(6);
+  if (rest.empty())
+    return std::nullopt;
+  if (rest.front() == '(') {
+    if (rest.back() != ')')
+      return std::nullopt;
+    rest = rest.substr(1, rest.size() - 2);
+  } else if (rest.front() == ':' || rest.front() == '=') {
+    rest = rest.substr(1);
+  } else {
+    return std::nullopt;
+  }
+  size_t comma = rest.find(',');
+  if (comma == std::string::npos)
+    return std::nullopt;
+  char *end = nullptr;
+  std::string a = rest.substr(0, comma), b = rest.substr(comma + 1);
+  long long left = std::strtoll(a.c_str(), &end, 10);
+  if (a.empty() || *end)
+    return std::nullopt;
+  long long right = std::strtoll(b.c_str(), &end, 10);
+  if (b.empty() || *end)
+    return std::nullopt;
+  if (left < -1 || right < -1)
+    return std::nullopt;
+  return Mask::window(left, right);
+}
+
+int64_t Request::totalQ() const {
+  int64_t n = 0;
+  for (int64_t l : qo_lens)
+    n += l;
+  return n;
+}
+
+double Request::smScale() const {
+  return sm_scale > 0.0 ? sm_scale : 1.0 / std::sqrt(double(head_dim));
+}
+
+std::string Request::validate() const {
+  std::ostringstream os;
+  if (qo_lens.size() != kv_lens.size()) {
+    os << "qo_lens has " << qo_lens.size() << " sequences but kv_lens has "
+       << kv_lens.size();
+    return os.str();
+  }
+  int64_t sq = 0, maxSk = 0;
+  for (size_t b = 0; b < qo_lens.size(); ++b) {
+    if (qo_lens[b] < 0 || kv_lens[b] < 0) {
+      os << "sequence " << b << " has a negative length (Sq=" << qo_lens[b]
+         << ", Sk=" << kv_lens[b] << ")";
+      return os.str();
+    }
+    sq += qo_lens[b];
+    maxSk = std::max(maxSk, kv_lens[b]);
+  }
+  if (sq > INT32_MAX || maxSk > INT32_MAX)
+    return "lengths must fit in i32 (qo_indptr, kv_seqlen)";
+  if (num_qo_heads < 1 || num_kv_heads < 1) {
+    os << "head counts must be >= 1 (Hq=" << num_qo_heads
+       << ", Hkv=" << num_kv_heads << ")";
+    return os.str();
+  }
+  if (num_qo_heads % num_kv_heads != 0) {
+    os << "Hq % Hkv != 0 (Hq=" << num_qo_heads << ", Hkv=" << num_kv_heads
+       << ")";
+    return os.str();
+  }
+  if (head_dim < 1 || head_dim_v < 0) {
+    os << "head dims must be >= 1 (D=" << head_dim << ", Dv=" << head_dim_v
+       << ")";
+    return os.str();
+  }
+  if (page_size < 1) {
+    os << "page size must be >= 1, got " << page_size;
+    return os.str();
+  }
+  if (n_pages < 0 || (n_pages > 0 && n_pages < pagesNeeded(kv_lens, page_size))) {
+    os << "n_pages = " << n_pages << " but the lengths need "
+       << pagesNeeded(kv_lens, page_size) << " pages";
+    return os.str();
+  }
+  if (!(q_dtype == DType::BF16 || q_dtype == DType::F16 ||
+        q_dtype == DType::F8E4M3FN || q_dtype == DType::F8E4M3FNUZ)) {
+    os << "q element type " << dtypeName(q_dtype)
+       << " not allowed (bf16, f16, f8E4M3FN, f8E4M3FNUZ)";
+    return os.str();
+  }
+  if (kv_dtype == DType::F32) {
+    os << "k/v element type f32 not allowed (bf16, f16 or an fp8 type)";
+    return os.str();
+  }
+  if (!(out_dtype == DType::BF16 || out_dtype == DType::F16 ||
+        out_dtype == DType::F32)) {
+    os << "out element type " << dtypeName(out_dtype)
+       << " not allowed (bf16, f16, f32)";
+    return os.str();
+  }
+  if (quant != QuantMode::None && !isFp8(kv_dtype)) {
+    os << "quant mode " << quantModeName(quant)
+       << " needs fp8 k/v, got kv element type " << dtypeName(kv_dtype);
+    return os.str();
+  }
+  if (isFp8(q_dtype) && !isFp8(kv_dtype)) {
+    os << "fp8 q (" << dtypeName(q_dtype) << ") needs fp8 k/v, got "
+       << dtypeName(kv_dtype);
+    return os.str();
+  }
+  if (mask.kind == MaskKind::Window && (mask.left < -1 || mask.right < -1)) {
+    os << "window bounds must be >= -1 (left=" << mask.left
+       << ", right=" << mask.right << ")";
+    return os.str();
+  }
+  if (!(soft_cap >= 0.0) || !std::isfinite(soft_cap) ||
+      !std::isfinite(sm_scale)) {
+    os << "soft_cap must be finite and >= 0 and sm_scale finite (soft_cap="
+       << soft_cap << ", sm_scale=" << sm_scale << ")";
+    return os.str();
+  }
+  return "";
+}
+
+std::string Request::str() const {
+  std::ostringstream os;
+  auto list = [&](const std::vector<int64_t> &v) {
+    os << "[";
+    for (size_t i = 0; i < v.size(); ++i)
+      os << (i ? "," : "") << v[i];
+    os << "]";
+  };
+  os << "B=" << batch() << " Sq=";
+  list(qo_lens);
+  os << " Sk=";
+  list(kv_lens);
+  os << " H=" << num_qo_heads << "/" << num_kv_heads << " D=" << head_dim << "/"
+     << headDimV() << " P=" << page_size << " " << tableFormName(table) << " "
+     << layoutName(layout) << " " << quantModeName(quant)
+     << " q=" << dtypeName(q_dtype) << " kv=" << dtypeName(kv_dtype)
+     << " out=" << dtypeName(out_dtype) << " mask=" << mask.str()
+     << " sm_scale=" << smScale();
+  if (soft_cap > 0)
+    os << " soft_cap=" << soft_cap;
+  os << " seed=" << seed;
+  return os.str();
+}
+
+int64_t visiblePairs(const Request &req) {
+  int64_t pairs = 0;
+  for (int64_t b = 0; b < req.batch(); ++b)
+    for (int64_t i = 0; i < req.qo_lens[b]; ++i) {
+      int64_t lo, hi;
+      req.mask.visibleRange(i, req.qo_lens[b], req.kv_lens[b], lo, hi);
+      pairs += std::max<int64_t>(0, hi - lo + 1);
+    }
+  return pairs;
+}
+
+double attentionFlops(const Request &req) {
+  return 2.0 * double(visiblePairs(req)) * double(req.num_qo_heads) *
+         double(req.head_dim + req.headDimV());
+}
+
+float Inputs::qStored(int64_t row, int64_t h, int64_t d) const {
+  return loadElement(req.q_dtype, q.data(),
+                     static_cast<size_t>((row * req.num_qo_heads + h) *
+                                             req.head_dim + d));
+}
+float Inputs::kStored(int64_t page, int64_t slot, int64_t g, int64_t d) const {
+  return loadElement(req.kv_dtype, k_cache.data(),
+                     static_cast<size_t>(kvIndex(page, slot, g, d, req.head_dim)));
+}
+float Inputs::vStored(int64_t page, int64_t slot, int64_t g, int64_t d) const {
+  return loadElement(
+      req.kv_dtype, v_cache.data(),
+      static_cast<size_t>(kvIndex(page, slot, g, d, req.headDimV())));
+}
+
+namespace {
+// Fills one page of the pool: draws P*Hkv*dim values in NHD order from the
+// page's own stream (so both layouts hold the same logical data) and places
+// them in `layout` order.
+void drawPage(uint64_t seed, uint64_t tensor, int64_t page, int64_t P,
+              int64_t H, int64_t dim, KVLayout layout, float *out) {
+  Rng rng(seed, pageStream(tensor, page));
+  for (int64_t s = 0; s < P; ++s)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t d = 0; d < dim; ++d) {
+        int64_t i = layout == KVLayout::NHD ? (s * H + h) * dim + d
+                                            : (h * P + s) * dim + d;
+        out[i] = rng.uniform();
+      }
+}
+
+void makeCache(const Request &req, uint64_t tensor, int64_t nPages,
+               int64_t dim, std::vector<uint8_t> &cache,
+               std::vector<float> &descales, int64_t descaleOffset) {
+  const int64_t P = req.page_size, H = req.num_kv_heads;
+  const int64_t pageElems = P * H * dim;
+  const DType t = req.kv_dtype;
+  const size_t esz = dtypeSize(t);
+  cache.assign(static_cast<size_t>(nPages * pageElems) * esz, 0);
+  // Pages are independent streams, so they are generated in parallel and the
+  // result does not depend on the thread count.
+  const int threads = static_cast<int>(std::min<int64_t>(
+      detail::resolveThreads(0), std::max<int64_t>(1, nPages * pageElems >> 20)));
+  float tensorDescale = 1.0f;
+  if (req.quant == QuantMode::PerTensor) {
+    // Pass 1: the max over the whole pool (pages are regenerated in pass 2).
+    std::vector<float> pageMax(static_cast<size_t>(nPages), 0.0f);
+    detail::parallelFor(nPages, threads, [&](int64_t pg) {
+      std::vector<float> page(static_cast<size_t>(pageElems));
+      drawPage(req.seed, tensor, pg, P, H, dim, req.layout, page.data());
+      float amax = 0.0f;
+      for (float x : page)
+        amax = std::max(amax, std::fabs(x));
+      pageMax[pg] = amax;
+    });
+    float amax = 0.0f;
+    for (float m : pageMax)
+      amax = std::max(amax, m);
+    tensorDescale = descaleFromAbsMax(amax, t);
+    descales[descaleOffset] = tensorDescale;
+  } else if (req.quant == QuantMode::None) {
+    descales[descaleOffset] = 1.0f;
+  }
+  const DescaleLayout dl{descaleOffset, 2 * H, 2};
+  detail::parallelFor(nPages, threads, [&](int64_t pg) {
+    std::vector<float> page(static_cast<size_t>(pageElems));
+    drawPage(req.seed, tensor, pg, P, H, dim, req.layout, page.data());
+    uint8_t *dst = cache.data() + static_cast<size_t>(pg * pageElems) * esz;
+    switch (req.quant) {
+    case QuantMode::None:
+      encodeBuffer(t, page.data(), page.size(), dst, Overflow::Saturate);
+      break;
+    case QuantMode::PerTensor:
+      quantizeWithDescale(page.data(), page.size(), tensorDescale, t, dst);
+      break;
+    case QuantMode::KVBlockscale:
+      quantizePerPageHead(page.data(), 1, P, H, dim, req.layout, t, dst,
+                          descales.data() + pg * dl.page_stride, dl);
+      break;
+    }
+  });
+}
+} // namespace
+
+Inputs makeInputs(const Request &req) {
+  if (std::string err = req.validate(); !err.empty())
+    throw std::invalid_argument("invalid request: " + err);
+  Inputs in;
+  in.req = req;
+  const int64_t B = req.batch();
+  in.qo_indptr.assign(B + 1, 0);
+  for (int64_t b = 0; b < B; ++b)
+    in.qo_indptr[b + 1] = in.qo_indptr[b] + static_cast<int32_t>(req.qo_lens[b]);
+  in.table = buildPageTable(req.kv_lens, req.page_size, req.seed, req.n_pages);
+  const int64_t nPages = in.table.n_pages;
+
+  // Q: per-tensor quantization when q is fp8 under a quant mode.
+  const size_t nq = static_cast<size_t>(req.totalQ() * req.num_qo_heads *
+                                        req.head_dim);
+  std::vector<float> qf(nq);
+  Rng qrng(req.seed, kStreamQ);
+  for (float &x : qf)
+    x = qrng.uniform();
+  in.q.assign(nq * dtypeSize(req.q_dtype), 0);
+  if (isFp8(req.q_dtype) && req.quant != QuantMode::None)
+    in.q_descale = quantizePerTensor(qf.data(), nq, req.q_dtype, in.q.data());
+  else
+    encodeBuffer(req.q_dtype, qf.data(), nq, in.q.data(), Overflow::Saturate);
+
+  const int64_t H = req.num_kv_heads;
+  if (req.quant == QuantMode::KVBlockscale) {
+    in.kv_descale.assign(static_cast<size_t>(nPages * H * 2), 0.0f);
+    in.k_descale = {0, 2 * H, 2};
+    in.v_descale = {1, 2 * H, 2};
+  } else {
+    in.kv_descale.assign(2, 1.0f);
+    in.k_descale = {0, 0, 0};
+    in.v_descale = {1, 0, 0};
+  }
+  makeCache(req, kStreamK, nPages, req.head_dim, in.k_cache, in.kv_descale, 0);
+  makeCache(req, kStreamV, nPages, req.headDimV(), in.v_cache, in.kv_descale,
+            1);
+  return in;
+}
+
+} // namespace fmha::ref

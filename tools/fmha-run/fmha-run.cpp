@@ -1,0 +1,411 @@
+//===- fmha-run.cpp - run a request and check it against the oracle --------===//
+//
+// Builds a request from flags, makes its inputs with the reference library,
+// compiles it through fmha-to-host-pipeline, runs it in the JIT, and compares
+// the output with the double-precision oracle (SPEC section 6) and with the
+// emulating reference of the same tile sizes.
+// Exit: 0 pass, 1 SPEC section 6 not met, 2 invalid request, 3 tool error.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+#include "fmha/Pipelines/Pipelines.h"
+#include "fmha/Reference/Compare.h"
+#include "fmha/Reference/Emulate.h"
+#include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/Oracle.h"
+#include "fmha/Reference/Problem.h"
+#include "fmha/Request/RequestModule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+namespace ref = ::fmha::ref;
+
+static cl::opt<int64_t> optBatch("batch", cl::desc("sequences (with --qo-len/--kv-len scalars)"), cl::init(2));
+static cl::opt<std::string> optQoLen("qo-len", cl::desc("query rows per sequence: N or a comma list"), cl::init("100"));
+static cl::opt<std::string> optKvLen("kv-len", cl::desc("KV tokens per sequence: N or a comma list"), cl::init("1500"));
+static cl::opt<std::string> optHeads("heads", cl::desc("Hq/Hkv"), cl::init("32/8"));
+static cl::opt<std::string> optHeadDim("head-dim", cl::desc("D or D/Dv"), cl::init("128"));
+static cl::opt<int64_t> optPageSize("page-size", cl::desc("tokens per page"), cl::init(1024));
+static cl::opt<std::string> optTable("table", cl::desc("csr | block"), cl::init("csr"));
+static cl::opt<std::string> optLayout("layout", cl::desc("nhd | hnd"), cl::init("nhd"));
+static cl::opt<std::string> optQuant("quant", cl::desc("none | per_tensor | kv_blockscale"), cl::init("kv_blockscale"));
+static cl::opt<std::string> optQType("q-dtype", cl::desc("q element type"), cl::init("f8E4M3FN"));
+static cl::opt<std::string> optKvType("kv-dtype", cl::desc("k/v element type"), cl::init("f8E4M3FN"));
+static cl::opt<std::string> optOutType("out-dtype", cl::desc("out element type"), cl::init("bf16"));
+static cl::opt<std::string> optMask("mask", cl::desc("none | causal | window:L,R"), cl::init("causal"));
+static cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1/sqrt(D))"), cl::init(0.0));
+static cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::init(0.0));
+static cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::init(false));
+static cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::init(0));
+static cl::opt<std::string> optTarget("target", cl::desc("where to run: host"), cl::init("host"));
+static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false));
+static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""));
+
+namespace {
+
+int fail(int code, const llvm::Twine &msg) {
+  llvm::errs() << "fmha-run: " << msg << "\n";
+  return code;
+}
+
+bool parseList(const std::string &s, std::vector<int64_t> &out) {
+  out.clear();
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(s).split(parts, ',');
+  for (llvm::StringRef p : parts) {
+    int64_t v;
+    if (p.trim().getAsInteger(10, v))
+      return false;
+    out.push_back(v);
+  }
+  return !out.empty();
+}
+
+bool parsePair(const std::string &s, int64_t &a, int64_t &b, bool optionalSecond) {
+  auto [x, y] = llvm::StringRef(s).split('/');
+  if (x.getAsInteger(10, a))
+    return false;
+  if (y.empty()) {
+    b = optionalSecond ? 0 : -1;
+    return optionalSecond;
+  }
+  return !y.getAsInteger(10, b);
+}
+
+/// Reads the flags into a request; "" or the rule a flag broke.
+std::string readRequest(ref::Request &r) {
+  std::vector<int64_t> qo, kv;
+  if (!parseList(optQoLen, qo) || !parseList(optKvLen, kv))
+    return "--qo-len/--kv-len must be integers or comma lists";
+  if (qo.size() == 1 && kv.size() == 1) {
+    if (optBatch < 0)
+      return "--batch must be >= 0";
+    qo.assign(optBatch, qo[0]);
+    kv.assign(optBatch, kv[0]);
+  } else if (qo.size() == 1) {
+    qo.assign(kv.size(), qo[0]);
+  } else if (kv.size() == 1) {
+    kv.assign(qo.size(), kv[0]);
+  }
+  if (qo.size() != kv.size())
+    return "--qo-len and --kv-len lists must have the same length";
+  r.qo_lens = qo;
+  r.kv_lens = kv;
+  if (!parsePair(optHeads, r.num_qo_heads, r.num_kv_heads, false))
+    return "--heads must be Hq/Hkv";
+  if (!parsePair(optHeadDim, r.head_dim, r.head_dim_v, true))
+    return "--head-dim must be D or D/Dv";
+  r.page_size = optPageSize;
+  auto table = ref::parseTableForm(optTable);
+  auto layout = ref::parseLayout(optLayout);
+  auto quant = ref::parseQuantMode(optQuant);
+  auto mask = ref::parseMask(optMask);
+  auto qT = ref::parseDType(optQType), kvT = ref::parseDType(optKvType),
+       oT = ref::parseDType(optOutType);
+  if (!table) return "--table must be csr or block";
+  if (!layout) return "--layout must be nhd or hnd";
+  if (!quant) return "--quant must be none, per_tensor or kv_blockscale";
+  if (!mask) return "--mask must be none, causal or window:L,R";
+  if (!qT || !kvT || !oT) return "unknown element type in --q-dtype/--kv-dtype/--out-dtype";
+  r.table = *table;
+  r.layout = *layout;
+  r.quant = *quant;
+  r.mask = *mask;
+  r.q_dtype = *qT;
+  r.kv_dtype = *kvT;
+  r.out_dtype = *oT;
+  r.sm_scale = optSmScale;
+  r.soft_cap = optSoftCap;
+  r.return_lse = optLse;
+  r.seed = optSeed;
+  return "";
+}
+
+/// A memref descriptor of any rank (the layout of StridedMemRefType).
+struct Descriptor {
+  void *allocated = nullptr, *aligned = nullptr;
+  int64_t offset = 0;
+  int64_t sizesAndStrides[8] = {};
+};
+
+Descriptor describe(void *data, int64_t offset, std::vector<int64_t> sizes,
+                    std::vector<int64_t> strides = {}) {
+  Descriptor d;
+  d.allocated = d.aligned = data;
+  d.offset = offset;
+  size_t r = sizes.size();
+  if (strides.empty()) {
+    strides.assign(r, 1);
+    for (size_t i = r; i-- > 1;)
+      strides[i - 1] = strides[i] * sizes[i];
+  }
+  for (size_t i = 0; i < r; ++i) {
+    d.sizesAndStrides[i] = sizes[i];
+    d.sizesAndStrides[r + i] = strides[i];
+  }
+  return d;
+}
+
+struct Tensor {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  const void *data;
+  size_t bytes;
+};
+
+std::string shapeStr(const std::vector<int64_t> &s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+/// Writes each tensor as raw little-endian bytes and an index.json.
+bool dumpTensors(const std::string &dir, const std::vector<Tensor> &ts,
+                 const ref::Request &req, const std::string &verdict) {
+  if (llvm::sys::fs::create_directories(dir))
+    return false;
+  std::ofstream idx(dir + "/index.json");
+  idx << "{\n  \"request\": \"" << req.str() << "\",\n  \"result\": " << verdict
+      << ",\n  \"tensors\": [\n";
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const Tensor &t = ts[i];
+    std::ofstream f(dir + "/" + t.name + ".bin", std::ios::binary);
+    f.write(static_cast<const char *>(t.data), t.bytes);
+    std::vector<int64_t> strides(t.shape.size(), 1);
+    for (size_t k = t.shape.size(); k-- > 1;)
+      strides[k - 1] = strides[k] * t.shape[k];
+    idx << "    {\"name\": \"" << t.name << "\", \"file\": \"" << t.name
+        << ".bin\", \"dtype\": \"" << t.dtype
+        << "\", \"shape\": " << shapeStr(t.shape)
+        << ", \"strides\": " << shapeStr(strides) << "}"
+        << (i + 1 < ts.size() ? "," : "") << "\n";
+  }
+  idx << "  ]\n}\n";
+  return bool(idx);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "fmha-run: run a request and check it\n");
+  if (optTarget != "host")
+    return fail(2, "--target " + optTarget + " is not available; only host");
+
+  ref::Request req;
+  if (std::string err = readRequest(req); !err.empty())
+    return fail(2, err);
+  if (std::string err = req.validate(); !err.empty())
+    return fail(2, "invalid request: " + err);
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registry.insert<mlir::fmha::FmhaDialect>();
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module;
+  {
+    std::string diag;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      diag += d.str();
+      return success();
+    });
+    module = mlir::fmha::buildRequestModule(ctx, req);
+    if (!module)
+      return fail(2, "invalid request: " + diag);
+  }
+
+  // Compile: tiled form with the host config, lowered to LLVM.
+  auto t0 = std::chrono::steady_clock::now();
+  PassManager pm(&ctx);
+  mlir::fmha::HostPipelineOptions opts;
+  mlir::fmha::buildFmhaToHostPipeline(pm, opts);
+  ref::EmulateOptions emu;
+  {
+    // The config is decided by fmha-select-config; run it first to read it.
+    PassManager cfgPm(&ctx);
+    mlir::fmha::FmhaSelectConfigOptions s;
+    s.chip = "host";
+    cfgPm.addPass(mlir::fmha::createFmhaSelectConfig(s));
+    std::string diag;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      diag += d.str();
+      return success();
+    });
+    if (failed(cfgPm.run(*module)))
+      return fail(2, "invalid request: " + diag);
+    module->walk([&](mlir::fmha::BatchPrefillOp op) {
+      mlir::fmha::ConfigAttr c = op.getConfigAttr();
+      emu.block_m = c.getBlockM();
+      emu.block_n = c.getBlockN();
+      emu.shift = c.getShift();
+      Type p = c.getPType();
+      emu.p_dtype = isa<Float8E4M3FNType>(p)     ? ref::DType::F8E4M3FN
+                    : isa<Float8E4M3FNUZType>(p) ? ref::DType::F8E4M3FNUZ
+                    : p.isBF16()                 ? ref::DType::BF16
+                                                 : ref::DType::F16;
+    });
+  }
+  if (failed(pm.run(*module)))
+    return fail(3, "host pipeline failed");
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto optimize = makeOptimizingTransformer(2, 0, nullptr);
+  ExecutionEngineOptions eo;
+  eo.transformer = optimize;
+  auto engine = ExecutionEngine::create(*module, eo);
+  if (!engine)
+    return fail(3, "JIT: " + llvm::toString(engine.takeError()));
+  double compileS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Inputs, poisoned outputs, descriptors in the kernel's argument order.
+  ref::Inputs in = ref::makeInputs(req);
+  const ref::PageTable &pt = in.table;
+  int64_t totalQ = req.totalQ(), hq = req.num_qo_heads, hkv = req.num_kv_heads,
+          d = req.head_dim, dv = req.headDimV(), p = req.page_size,
+          n = in.nPages(), b = req.batch();
+  std::vector<uint8_t> out(totalQ * hq * dv * ref::dtypeSize(req.out_dtype));
+  std::vector<float> lse(totalQ * hq);
+  ref::poisonFill(req.out_dtype, out.data(), totalQ * hq * dv);
+  ref::poisonFill(ref::DType::F32, lse.data(), lse.size());
+  bool nhd = req.layout == ref::KVLayout::NHD;
+  auto cacheShape = [&](int64_t dim) {
+    return nhd ? std::vector<int64_t>{n, p, hkv, dim}
+               : std::vector<int64_t>{n, hkv, p, dim};
+  };
+  // Copies so the kernel cannot see the reference's buffers change.
+  std::vector<int32_t> qoIndptr = in.qo_indptr;
+  std::vector<float> descales = in.kv_descale;
+  float qd = in.q_descale;
+  std::vector<Descriptor> descs;
+  for (const mlir::fmha::KernelArg &a : mlir::fmha::kernelArgs(req)) {
+    const std::string &nm = a.name;
+    auto i32 = [](const std::vector<int32_t> &v) { return const_cast<int32_t *>(v.data()); };
+    if (nm == "q")
+      descs.push_back(describe(const_cast<uint8_t *>(in.q.data()), 0, {totalQ, hq, d}));
+    else if (nm == "k_cache")
+      descs.push_back(describe(const_cast<uint8_t *>(in.k_cache.data()), 0, cacheShape(d)));
+    else if (nm == "v_cache")
+      descs.push_back(describe(const_cast<uint8_t *>(in.v_cache.data()), 0, cacheShape(dv)));
+    else if (nm == "qo_indptr")
+      descs.push_back(describe(qoIndptr.data(), 0, {b + 1}));
+    else if (nm == "kv_indptr")
+      descs.push_back(describe(i32(pt.kv_indptr), 0, {(int64_t)pt.kv_indptr.size()}));
+    else if (nm == "kv_page_indices")
+      descs.push_back(describe(i32(pt.kv_page_indices), 0,
+                               {(int64_t)pt.kv_page_indices.size()}));
+    else if (nm == "kv_last_page_len")
+      descs.push_back(describe(i32(pt.kv_last_page_len), 0, {b}));
+    else if (nm == "block_table")
+      descs.push_back(describe(i32(pt.block_table), 0, {b, pt.max_pages}));
+    else if (nm == "kv_seqlen")
+      descs.push_back(describe(i32(pt.kv_seqlen), 0, {b}));
+    else if (nm == "q_descale")
+      descs.push_back(describe(&qd, 0, {1}));
+    else if (nm == "k_descale" || nm == "v_descale") {
+      const ref::DescaleLayout &l = nm == "k_descale" ? in.k_descale : in.v_descale;
+      if (a.rank == 1)
+        descs.push_back(describe(descales.data(), l.offset, {1}));
+      else
+        descs.push_back(describe(descales.data(), l.offset, {n, hkv},
+                                 {l.page_stride, l.head_stride}));
+    } else if (nm == "out")
+      descs.push_back(describe(out.data(), 0, {totalQ, hq, dv}));
+    else if (nm == "lse")
+      descs.push_back(describe(lse.data(), 0, {totalQ, hq}));
+  }
+  std::vector<Descriptor *> ptrs;
+  for (Descriptor &dsc : descs)
+    ptrs.push_back(&dsc);
+  std::vector<void *> args;
+  for (Descriptor *&ptr : ptrs)
+    args.push_back(&ptr);
+
+  auto t1 = std::chrono::steady_clock::now();
+  std::string entry = std::string("_mlir_ciface_") + mlir::fmha::kKernelName;
+  if (llvm::Error e = (*engine)->invokePacked(entry, args))
+    return fail(3, "JIT invoke: " + llvm::toString(std::move(e)));
+  double runS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+
+  const float *lsePtr = req.return_lse ? lse.data() : nullptr;
+  ref::OracleResult oracle = ref::runOracle(in);
+  ref::CompareResult vsOracle = ref::compareWithOracle(in, out.data(), lsePtr, oracle);
+  ref::EmulateResult emulated = ref::runEmulation(in, emu);
+  ref::CompareResult vsEmu = ref::compareWithEmulation(in, out.data(), lsePtr, emulated);
+  bool pass = vsOracle.pass && vsEmu.pass;
+
+  std::string json = "{\"request\": \"" + req.str() + "\", \"target\": \"host\"" +
+                     ", \"pass\": " + (pass ? "true" : "false") +
+                     ", \"max_abs_err\": " + std::to_string(vsOracle.max_abs_err) +
+                     ", \"rel_fro_err\": " + std::to_string(vsOracle.rel_fro_err) +
+                     ", \"nonfinite\": " + std::to_string(vsOracle.nonfinite) +
+                     ", \"unwritten\": " + std::to_string(vsOracle.poisoned) +
+                     ", \"compile_s\": " + std::to_string(compileS) +
+                     ", \"run_s\": " + std::to_string(runS) +
+                     ", \"oracle\": " + vsOracle.toJson() +
+                     ", \"emulation\": " + vsEmu.toJson() + "}";
+  if (optJson)
+    llvm::outs() << json << "\n";
+  else
+    llvm::outs() << (pass ? "PASS" : "FAIL") << " " << req.str()
+                 << "\n  oracle:    " << vsOracle.summary()
+                 << "\n  emulation: " << vsEmu.summary() << "\n";
+
+  if (!optDump.empty()) {
+    auto nm = [](ref::DType t) { return std::string(ref::dtypeName(t)); };
+    auto i32 = [](const char *name, const std::vector<int32_t> &v,
+                  std::vector<int64_t> shape) {
+      return Tensor{name, "i32", std::move(shape), v.data(), v.size() * 4};
+    };
+    std::vector<Tensor> ts = {
+        {"q", nm(req.q_dtype), {totalQ, hq, d}, in.q.data(), in.q.size()},
+        {"k_cache", nm(req.kv_dtype), cacheShape(d), in.k_cache.data(), in.k_cache.size()},
+        {"v_cache", nm(req.kv_dtype), cacheShape(dv), in.v_cache.data(), in.v_cache.size()},
+        i32("qo_indptr", qoIndptr, {b + 1}),
+        i32("kv_indptr", pt.kv_indptr, {(int64_t)pt.kv_indptr.size()}),
+        i32("kv_page_indices", pt.kv_page_indices, {(int64_t)pt.kv_page_indices.size()}),
+        i32("kv_last_page_len", pt.kv_last_page_len, {b}),
+        i32("block_table", pt.block_table, {b, pt.max_pages}),
+        i32("kv_seqlen", pt.kv_seqlen, {b}),
+        {"q_descale", "f32", {1}, &qd, 4},
+        // kv_blockscale: aiter's [N_pages, Hkv, 2] (K at 0, V at 1); else {kd, vd}.
+        {"kv_descale", "f32",
+         req.quant == ref::QuantMode::KVBlockscale ? std::vector<int64_t>{n, hkv, 2}
+                                                   : std::vector<int64_t>{2},
+         descales.data(), descales.size() * 4},
+        {"out", nm(req.out_dtype), {totalQ, hq, dv}, out.data(), out.size()}};
+    if (req.return_lse)
+      ts.push_back({"lse", "f32", {totalQ, hq}, lse.data(), lse.size() * 4});
+    if (!dumpTensors(optDump, ts, req, vsOracle.toJson()))
+      return fail(3, "cannot write --dump directory " + optDump);
+  }
+  return pass ? 0 : 1;
+}
