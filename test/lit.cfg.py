@@ -23,3 +23,16 @@ tools = ["fmha-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.fmha_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# JIT tests: mlir-runner and the runner-utils libraries of the LLVM install.
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+runner_libs = {
+    "%mlir_c_runner_utils": os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so"),
+    "%mlir_runner_utils": os.path.join(llvm_lib_dir, "libmlir_runner_utils.so"),
+}
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and all(
+    os.path.exists(lib) for lib in runner_libs.values()
+):
+    config.available_features.add("mlir-runner")
+    config.substitutions.extend(runner_libs.items())
+    llvm_config.add_tool_substitutions(["mlir-runner"], [config.llvm_tools_dir])

@@ -61,6 +61,7 @@ static cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::init(false))
 static cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::init(0));
 static cl::opt<std::string> optTarget("target", cl::desc("where to run: host"), cl::init("host"));
 static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false));
+static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2));
 static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""));
 
 namespace {
@@ -276,9 +277,10 @@ int main(int argc, char **argv) {
     return fail(3, "host pipeline failed");
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  auto optimize = makeOptimizingTransformer(2, 0, nullptr);
+  auto optimize = makeOptimizingTransformer(optOptLevel, 0, nullptr);
   ExecutionEngineOptions eo;
   eo.transformer = optimize;
+  eo.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(std::min(optOptLevel.getValue(), 3u));
   auto engine = ExecutionEngine::create(*module, eo);
   if (!engine)
     return fail(3, "JIT: " + llvm::toString(engine.takeError()));

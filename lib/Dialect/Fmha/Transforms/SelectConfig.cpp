@@ -133,7 +133,7 @@ LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
   if (shift < 0 || std::ldexp(1.0, shift) >= largest(p))
     return op.emitOpError() << "config shift = " << shift
                             << " must be >= 0 with 2^shift below the largest "
-                            << p << " (" << largest(p) << ")";
+                            << p << " (" << static_cast<int64_t>(largest(p)) << ")";
   if (!isFp8(p) && shift != 0)
     return op.emitOpError() << "config shift must be 0 for a 16-bit P, got "
                             << shift;

@@ -1,0 +1,288 @@
+//===- EmulateTest.cpp - The step-by-step kernel emulation ----------------===//
+
+#include "fmha/Reference/Compare.h"
+#include "fmha/Reference/Emulate.h"
+#include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/Oracle.h"
+
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace fmha::ref;
+
+namespace {
+
+Request edgeRequest() {
+  Request r = test::smallRequest();
+  r.qo_lens = {7, 19, 1, 0, 5, 12};
+  r.kv_lens = {40, 19, 33, 10, 0, 5};
+  return r;
+}
+
+/// The default request of the project at a size that runs in about a second:
+/// fp8 e4m3 Q/K/V, kv_blockscale, P = 1024, 32/8 heads, D = 128, causal, CSR,
+/// bf16 out; two sequences, each with a partly filled last page.
+Request defaultRequest(DType e4m3, DType out = DType::BF16) {
+  Request r; // member defaults are the default request
+  r.q_dtype = r.kv_dtype = e4m3;
+  r.out_dtype = out;
+  r.qo_lens = {128, 96};
+  r.kv_lens = {1280, 1100};
+  r.seed = 2024;
+  return r;
+}
+
+/// With P kept in f32 and no shift, the emulation differs from the oracle only
+/// by f32 rounding: this checks the online softmax, the tiling, kd/vd per page
+/// run and the masks, independent of the P cast.
+void expectF32EmulationMatchesOracle(const Inputs &in, int64_t blockN) {
+  EmulateOptions opt;
+  opt.block_n = blockN;
+  opt.p_dtype = DType::F32;
+  opt.shift = 0;
+  EmulateResult e = runEmulation(in, opt);
+  OracleResult o = runOracle(in);
+  double maxAbs, relFro;
+  test::errors(e.out_f32, o.out, maxAbs, relFro);
+  EXPECT_LT(relFro, 2e-6) << "block_n " << blockN;
+  EXPECT_LT(maxAbs, 1e-5) << "block_n " << blockN;
+  for (size_t i = 0; i < o.lse.size(); ++i) {
+    if (std::isinf(o.lse[i])) {
+      ASSERT_EQ(double(e.lse[i]), o.lse[i]) << i;
+      continue;
+    }
+    ASSERT_NEAR(e.lse[i], o.lse[i], 2e-5 * std::max(1.0, std::fabs(o.lse[i])));
+  }
+}
+
+} // namespace
+
+TEST(Emulate, F32PMatchesOracleOverMasksPagesTiles) {
+  const Mask masks[] = {Mask::none(), Mask::causal(), Mask::window(5, 0),
+                        Mask::window(-1, 3), Mask::window(9, 9)};
+  for (const Mask &mask : masks)
+    for (int64_t P : {1, 16, 48}) {
+      Request r = edgeRequest();
+      r.mask = mask;
+      r.page_size = P;
+      r.soft_cap = P == 48 ? 0.7 : 0.0;
+      SCOPED_TRACE(r.str());
+      Inputs in = makeInputs(r);
+      // block_n below, equal to and above the page size: one page per tile,
+      // and tiles spanning pages (kd/vd per column / per page run).
+      for (int64_t bn : {1, 16, 32, 64})
+        expectF32EmulationMatchesOracle(in, bn);
+    }
+}
+
+TEST(Emulate, DefaultPTypeAndShift) {
+  Request r = test::smallRequest();
+  EXPECT_EQ(defaultPType(r), DType::F8E4M3FN);
+  r.q_dtype = r.kv_dtype = DType::F8E4M3FNUZ;
+  Inputs in = makeInputs(r);
+  EmulateResult e = runEmulation(in);
+  EXPECT_EQ(e.p_dtype, DType::F8E4M3FNUZ);
+  EXPECT_EQ(e.shift, 7);
+  r.q_dtype = DType::BF16;
+  EXPECT_EQ(defaultPType(r), DType::BF16);
+  EXPECT_EQ(runEmulation(makeInputs(r)).shift, 0);
+  EmulateOptions bad;
+  bad.block_n = 0;
+  EXPECT_THROW(runEmulation(in, bad), std::invalid_argument);
+}
+
+TEST(Emulate, ShiftIsSubtractedFromLse) {
+  // With f32 P the shift only scales p and l by 2^SHIFT: O and lse must not
+  // move (a kernel that forgets to subtract it is off by SHIFT * ln 2).
+  Inputs in = makeInputs(edgeRequest());
+  EmulateOptions a, b;
+  a.p_dtype = b.p_dtype = DType::F32;
+  a.shift = 0;
+  b.shift = 8;
+  EmulateResult ea = runEmulation(in, a), eb = runEmulation(in, b);
+  double maxAbs, relFro;
+  test::errors(eb.out_f32, ea.out_f32, maxAbs, relFro);
+  EXPECT_LT(relFro, 1e-6);
+  for (size_t i = 0; i < ea.lse.size(); ++i) {
+    if (std::isinf(ea.lse[i]))
+      ASSERT_EQ(ea.lse[i], eb.lse[i]);
+    else
+      ASSERT_NEAR(ea.lse[i], eb.lse[i], 1e-5);
+  }
+}
+
+TEST(Emulate, BlockMDoesNotChangeTheNumbers) {
+  Inputs in = makeInputs(edgeRequest());
+  EmulateOptions a, b;
+  a.block_m = 1;
+  b.block_m = 128;
+  EmulateResult ea = runEmulation(in, a), eb = runEmulation(in, b);
+  EXPECT_EQ(ea.out, eb.out);
+  EXPECT_EQ(ea.lse, eb.lse);
+}
+
+TEST(Emulate, FullyMaskedRowsAndEmptySequences) {
+  Request r = edgeRequest(); // Sk = 0 in sequence 4, Sq > Sk in sequence 5
+  Inputs in = makeInputs(r);
+  EmulateResult e = runEmulation(in);
+  const int64_t Hq = r.num_qo_heads, Dv = r.headDimV();
+  auto masked = [&](int64_t row) {
+    for (int64_t h = 0; h < Hq; ++h) {
+      ASSERT_TRUE(std::isinf(e.lse[row * Hq + h]) && e.lse[row * Hq + h] < 0);
+      for (int64_t d = 0; d < Dv; ++d)
+        ASSERT_EQ(e.out_f32[(row * Hq + h) * Dv + d], 0.0f);
+    }
+  };
+  for (int64_t row = in.qo_indptr[4]; row < in.qo_indptr[5]; ++row)
+    masked(row);
+  for (int64_t i = 0; i < 7; ++i)
+    masked(in.qo_indptr[5] + i);
+  r.qo_lens = {0};
+  r.kv_lens = {0};
+  EXPECT_TRUE(runEmulation(makeInputs(r)).out.empty());
+}
+
+TEST(Emulate, MeetsOracleToleranceOnSmallCases) {
+  for (DType t : {DType::F8E4M3FN, DType::F8E4M3FNUZ})
+    for (int64_t P : {1, 16, 48})
+      for (TableForm f : {TableForm::CSR, TableForm::Block}) {
+        Request r = edgeRequest();
+        r.q_dtype = r.kv_dtype = t;
+        r.page_size = P;
+        r.table = f;
+        r.layout = P == 16 ? KVLayout::HND : KVLayout::NHD;
+        SCOPED_TRACE(r.str());
+        Inputs in = makeInputs(r);
+        EmulateResult e = runEmulation(in);
+        CompareResult c = compareWithOracle(in, e.out.data(), e.lse.data(),
+                                            runOracle(in));
+        EXPECT_TRUE(c.pass) << c.summary();
+      }
+}
+
+TEST(Emulate, MixedPrecisionAnd16Bit) {
+  // bf16 Q with fp8 K/V (dequantized once, bf16 P) and bf16 everything.
+  for (DType kv : {DType::F8E4M3FNUZ, DType::F8E5M2, DType::BF16}) {
+    Request r = edgeRequest();
+    r.q_dtype = DType::BF16;
+    r.kv_dtype = kv;
+    r.quant = isFp8(kv) ? QuantMode::KVBlockscale : QuantMode::None;
+    r.out_dtype = DType::F16;
+    SCOPED_TRACE(r.str());
+    Inputs in = makeInputs(r);
+    EmulateResult e = runEmulation(in);
+    EXPECT_EQ(e.p_dtype, DType::BF16);
+    CompareResult c =
+        compareWithOracle(in, e.out.data(), e.lse.data(), runOracle(in));
+    EXPECT_TRUE(c.pass) << c.summary();
+    EXPECT_LT(c.rel_fro_err, 5e-3) << c.summary();
+  }
+}
+
+// The acceptance check: on the default request the emulating reference meets
+// the oracle tolerance of SPEC section 6, for both e4m3 flavours of P (and
+// both 16-bit outputs). The measured gaps are printed; docs/REFERENCE.md
+// records them.
+TEST(Emulate, DefaultRequestMeetsOracleTolerance) {
+  for (DType t : {DType::F8E4M3FN, DType::F8E4M3FNUZ}) {
+    Request r = defaultRequest(t);
+    SCOPED_TRACE(r.str());
+    Inputs in = makeInputs(r);
+    OracleResult o = runOracle(in);
+    EmulateResult e = runEmulation(in);
+    CompareResult c = compareWithOracle(in, e.out.data(), e.lse.data(), o);
+    EXPECT_TRUE(c.pass) << c.summary();
+    double maxF32, relF32;
+    test::errors(e.out_f32, o.out, maxF32, relF32);
+
+    EmulateOptions unshifted;
+    unshifted.shift = 0;
+    EmulateResult u = runEmulation(in, unshifted);
+    CompareResult cu = compareWithOracle(in, u.out.data(), u.lse.data(), o);
+    std::printf("[gap] P=%s SHIFT=%d bf16-out: max_abs=%.4g rel_fro=%.4g "
+                "lse_max=%.3g | f32-out: max_abs=%.4g rel_fro=%.4g\n",
+                dtypeName(t), e.shift, c.max_abs_err, c.rel_fro_err,
+                c.lse_max_err, maxF32, relF32);
+    std::printf("[gap] P=%s SHIFT=0 (unshifted cast) bf16-out: max_abs=%.4g "
+                "rel_fro=%.4g\n",
+                dtypeName(t), cu.max_abs_err, cu.rel_fro_err);
+    // With these inputs the logits spread little: almost every p is an fp8
+    // normal with or without the shift, so the two casts nearly coincide
+    // (they differ only where exp2's rounding moves p across an fp8
+    // boundary). ShiftHelpsWhenPSpreadsWide shows where the shift matters.
+    EXPECT_LE(c.rel_fro_err, cu.rel_fro_err * 1.02);
+
+    // f16 output: the same f32 result, cast as the epilogue would.
+    std::vector<uint8_t> out16(e.out_f32.size() * 2);
+    encodeBuffer(DType::F16, e.out_f32.data(), e.out_f32.size(), out16.data(),
+                 Overflow::NonSaturate);
+    CompareResult c16 =
+        compareOutputs(DType::F16, out16.data(), o.out.data(), o.out.size(),
+                       e.lse.data(), o.lse.data(), o.lse.size(),
+                       CompareMode::Oracle);
+    EXPECT_TRUE(c16.pass) << c16.summary();
+    std::printf("[gap] P=%s SHIFT=%d f16-out: max_abs=%.4g rel_fro=%.4g\n",
+                dtypeName(t), e.shift, c16.max_abs_err, c16.rel_fro_err);
+  }
+}
+
+// With a sharper softmax (sm_scale = 1 on D = 128 uniform inputs: the logits
+// of a row spread over several natural-log units) and many keys, much of the
+// softmax mass sits in p below the smallest fp8 normal (2^-6 for e4m3fn,
+// 2^-7 for e4m3fnuz) unless shifted up by 2^SHIFT: the shift must reduce the
+// error against the oracle clearly (measured: rel. Frobenius error 5.4x
+// lower with the shift for e4m3fn, 2.3x for e4m3fnuz).
+TEST(Emulate, ShiftHelpsWhenPSpreadsWide) {
+  for (DType t : {DType::F8E4M3FN, DType::F8E4M3FNUZ}) {
+    Request r = test::smallRequest();
+    r.q_dtype = r.kv_dtype = t;
+    r.head_dim = 128;
+    r.sm_scale = 1.0;
+    r.mask = Mask::none();
+    r.qo_lens = {8};
+    r.kv_lens = {2000};
+    SCOPED_TRACE(r.str());
+    Inputs in = makeInputs(r);
+    OracleResult o = runOracle(in);
+    EmulateOptions unshifted;
+    unshifted.shift = 0;
+    EmulateResult es = runEmulation(in), eu = runEmulation(in, unshifted);
+    double maxS, relS, maxU, relU;
+    test::errors(es.out_f32, o.out, maxS, relS);
+    test::errors(eu.out_f32, o.out, maxU, relU);
+    std::printf("[shift] P=%s sm_scale=1: rel_fro shifted %.4g, unshifted "
+                "%.4g\n", dtypeName(t), relS, relU);
+    EXPECT_LT(relS * 1.3, relU);
+  }
+}
+
+// Not run by default (a few seconds): the larger measurement recorded in
+// docs/REFERENCE.md. Run with --gtest_also_run_disabled_tests
+// --gtest_filter='*DefaultRequestGapLarge*'.
+TEST(Emulate, DISABLED_DefaultRequestGapLarge) {
+  for (DType t : {DType::F8E4M3FN, DType::F8E4M3FNUZ}) {
+    Request r = defaultRequest(t);
+    r.qo_lens = {256, 200, 512};
+    r.kv_lens = {2048, 1500, 4000};
+    Inputs in = makeInputs(r);
+    OracleResult o = runOracle(in);
+    for (int shift : {defaultExp2Shift(t), 0}) {
+      EmulateOptions opt;
+      opt.shift = shift;
+      EmulateResult e = runEmulation(in, opt);
+      CompareResult c = compareWithOracle(in, e.out.data(), e.lse.data(), o);
+      double maxF32, relF32;
+      test::errors(e.out_f32, o.out, maxF32, relF32);
+      std::printf("[gap-large] %s\n  P=%s SHIFT=%d bf16-out: max_abs=%.4g "
+                  "rel_fro=%.4g lse_max=%.3g | f32-out: max_abs=%.4g "
+                  "rel_fro=%.4g | %s\n",
+                  r.str().c_str(), dtypeName(t), shift, c.max_abs_err,
+                  c.rel_fro_err, c.lse_max_err, maxF32, relF32,
+                  c.pass ? "PASS" : "FAIL");
+    }
+  }
+}

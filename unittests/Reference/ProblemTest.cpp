@@ -1,0 +1,201 @@
+//===- ProblemTest.cpp - Requests, masks and input generation -------------===//
+
+#include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/Problem.h"
+
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace fmha::ref;
+
+TEST(Problem, ParseNames) {
+  for (DType t : kAllDTypes)
+    EXPECT_EQ(parseDType(dtypeName(t)), t);
+  EXPECT_EQ(parseDType("e4m3fnuz"), DType::F8E4M3FNUZ);
+  EXPECT_EQ(parseDType("fp8_e5m2"), DType::F8E5M2);
+  EXPECT_EQ(parseDType("F8E4M3FN"), DType::F8E4M3FN);
+  EXPECT_EQ(parseDType("bfloat16"), DType::BF16);
+  EXPECT_FALSE(parseDType("f8").has_value());
+  EXPECT_EQ(dtypeSize(DType::F32), 4u);
+  EXPECT_EQ(dtypeSize(DType::F16), 2u);
+  EXPECT_EQ(dtypeSize(DType::F8E5M2FNUZ), 1u);
+  EXPECT_EQ(defaultExp2Shift(DType::F8E4M3FN), 8);
+  EXPECT_EQ(defaultExp2Shift(DType::F8E4M3FNUZ), 7);
+  EXPECT_EQ(defaultExp2Shift(DType::BF16), 0);
+  for (DType t : kFp8DTypes) // 2^SHIFT stays below the type's max
+    EXPECT_LT(std::ldexp(1.0, defaultExp2Shift(t)), dtypeMaxFinite(t));
+
+  EXPECT_EQ(parseLayout("hnd"), KVLayout::HND);
+  EXPECT_EQ(parseQuantMode("kv_blockscale"), QuantMode::KVBlockscale);
+  EXPECT_EQ(parseQuantMode("per-tensor"), QuantMode::PerTensor);
+  EXPECT_EQ(parseQuantMode("none"), QuantMode::None);
+  EXPECT_FALSE(parseQuantMode("per_head").has_value());
+
+  auto w = parseMask("window(128, -1)");
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->kind, MaskKind::Window);
+  EXPECT_EQ(w->left, 128);
+  EXPECT_EQ(w->right, -1);
+  EXPECT_EQ(w->str(), "window(128,-1)");
+  EXPECT_EQ(parseMask("window:4,0")->right, 0);
+  EXPECT_EQ(parseMask("causal")->kind, MaskKind::Causal);
+  EXPECT_FALSE(parseMask("window(-2,0)").has_value());
+  EXPECT_FALSE(parseMask("window(1)").has_value());
+}
+
+TEST(Problem, MaskRanges) {
+  int64_t lo, hi;
+  // Causal, Sq = 4, Sk = 10: query i sits at i + 6.
+  Mask::causal().visibleRange(0, 4, 10, lo, hi);
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 6);
+  // Causal with Sq > Sk: the first Sq - Sk rows see nothing.
+  Mask::causal().visibleRange(1, 5, 3, lo, hi);
+  EXPECT_GT(lo, hi);
+  Mask::causal().visibleRange(2, 5, 3, lo, hi);
+  EXPECT_EQ(hi, 0);
+  Mask::causal().visibleRange(3, 5, 3, lo, hi);
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 1);
+  // Window(2, 1) at position 6 of Sk = 10: keys 4..7.
+  Mask::window(2, 1).visibleRange(0, 4, 10, lo, hi);
+  EXPECT_EQ(lo, 4);
+  EXPECT_EQ(hi, 7);
+  // Unbounded sides; keys past Sk are never visible.
+  Mask::window(-1, 100).visibleRange(3, 4, 10, lo, hi);
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 9);
+  Mask::none().visibleRange(0, 1, 0, lo, hi);
+  EXPECT_GT(lo, hi);
+}
+
+TEST(Problem, FlopCount) {
+  Request r;
+  r.qo_lens = {4};
+  r.kv_lens = {10};
+  r.mask = Mask::none();
+  EXPECT_EQ(visiblePairs(r), 40);
+  EXPECT_EQ(attentionFlops(r), 2.0 * 40 * 32 * 256);
+  r.mask = Mask::causal(); // rows see 7, 8, 9, 10 keys
+  EXPECT_EQ(visiblePairs(r), 34);
+  // BENCHMARKS.md: causal with a cached prefix ~ Sq * (2 Sk - Sq) / 2.
+  r.qo_lens = {1000};
+  r.kv_lens = {3000};
+  EXPECT_NEAR(double(visiblePairs(r)), 1000.0 * (6000 - 1000) / 2, 1000.0);
+}
+
+TEST(Problem, ValidateRules) {
+  Request r = test::smallRequest();
+  EXPECT_EQ(r.validate(), "");
+  auto bad = [&](auto edit, const char *needle) {
+    Request x = test::smallRequest();
+    edit(x);
+    std::string msg = x.validate();
+    EXPECT_NE(msg.find(needle), std::string::npos) << "got: " << msg;
+    EXPECT_THROW(makeInputs(x), std::invalid_argument);
+  };
+  bad([](Request &x) { x.num_qo_heads = 6; x.num_kv_heads = 4; }, "Hq % Hkv");
+  bad([](Request &x) { x.page_size = 0; }, "page size");
+  bad([](Request &x) { x.kv_lens.pop_back(); }, "sequences");
+  bad([](Request &x) { x.kv_dtype = DType::BF16; x.q_dtype = DType::BF16; },
+      "quant mode kv_blockscale");
+  bad([](Request &x) { x.q_dtype = DType::F8E5M2; }, "q element type");
+  bad([](Request &x) { x.out_dtype = DType::F8E4M3FN; }, "out element type");
+  bad([](Request &x) { x.mask = Mask::window(-3, 0); }, "window");
+  bad([](Request &x) { x.qo_lens[0] = -1; }, "negative");
+  bad([](Request &x) { x.n_pages = 2; }, "n_pages");
+  EXPECT_NEAR(r.smScale(), 1.0 / std::sqrt(32.0), 1e-15);
+  r.sm_scale = 0.25;
+  EXPECT_EQ(r.smScale(), 0.25);
+  EXPECT_NE(r.str().find("kv_blockscale"), std::string::npos);
+}
+
+TEST(Problem, MakeInputsShapesAndDescales) {
+  Request r = test::smallRequest();
+  r.head_dim_v = 24;
+  Inputs in = makeInputs(r);
+  const int64_t N = in.nPages(), P = r.page_size, H = r.num_kv_heads;
+  EXPECT_EQ(in.qo_indptr, (std::vector<int32_t>{0, 7, 26, 27}));
+  EXPECT_EQ(in.q.size(), size_t(27 * 4 * 32));
+  EXPECT_EQ(in.k_cache.size(), size_t(N * P * H * 32));
+  EXPECT_EQ(in.v_cache.size(), size_t(N * P * H * 24));
+  EXPECT_EQ(in.kv_descale.size(), size_t(N * H * 2));
+  EXPECT_EQ(in.k_descale.page_stride, 2 * H);
+  EXPECT_EQ(in.k_descale.head_stride, 2);
+  EXPECT_EQ(in.v_descale.offset, 1);
+  EXPECT_EQ(checkFormsAgree(in.table), "");
+  // q per tensor: max|q| < 1 maps to 448.
+  float qmax = 0;
+  bool sawMaxCode = false;
+  for (size_t i = 0; i < in.q.size(); ++i) {
+    qmax = std::max(qmax, decode(r.q_dtype, in.q[i]) * in.q_descale);
+    sawMaxCode |= in.q[i] == maxFiniteCode(r.q_dtype);
+  }
+  EXPECT_TRUE(sawMaxCode);
+  EXPECT_LT(in.q_descale, 1.0f / 448.0f);
+  EXPECT_GT(in.q_descale, 0.9f / 448.0f);
+  // Every (page, head) of the pool has its own descale, all positive, the
+  // values are in [0, 1) and never all zero.
+  int nonzero = 0;
+  for (int64_t pg = 0; pg < N; ++pg)
+    for (int64_t g = 0; g < H; ++g) {
+      EXPECT_GT(in.kDescale(pg, g), 0.5f / 448.0f);
+      EXPECT_LE(in.kDescale(pg, g), 1.0f / 448.0f);
+      EXPECT_GT(in.vDescale(pg, g), 0.5f / 448.0f);
+      for (int64_t s = 0; s < P; ++s) {
+        float k = in.kStored(pg, s, g, 3) * in.kDescale(pg, g);
+        EXPECT_GE(k, 0.0f);
+        EXPECT_LT(k, 1.0f);
+        nonzero += k != 0.0f;
+      }
+    }
+  EXPECT_GT(nonzero, N * H * P / 2);
+}
+
+TEST(Problem, LayoutsHoldTheSameLogicalCache) {
+  Request r = test::smallRequest();
+  r.head_dim_v = 16;
+  Inputs a = makeInputs(r);
+  r.layout = KVLayout::HND;
+  Inputs b = makeInputs(r);
+  EXPECT_EQ(a.kv_descale, b.kv_descale);
+  EXPECT_EQ(a.q, b.q);
+  EXPECT_EQ(a.table.kv_page_indices, b.table.kv_page_indices);
+  EXPECT_NE(a.k_cache, b.k_cache); // same values, different order
+  for (int64_t pg = 0; pg < a.nPages(); ++pg)
+    for (int64_t s = 0; s < r.page_size; ++s)
+      for (int64_t g = 0; g < r.num_kv_heads; ++g) {
+        for (int64_t d = 0; d < r.head_dim; ++d)
+          ASSERT_EQ(a.kStored(pg, s, g, d), b.kStored(pg, s, g, d));
+        for (int64_t d = 0; d < 16; ++d)
+          ASSERT_EQ(a.vStored(pg, s, g, d), b.vStored(pg, s, g, d));
+      }
+}
+
+TEST(Problem, QuantModesAndTypes) {
+  Request r = test::smallRequest();
+  r.quant = QuantMode::PerTensor;
+  Inputs pt = makeInputs(r);
+  ASSERT_EQ(pt.kv_descale.size(), 2u);
+  EXPECT_EQ(pt.k_descale.page_stride, 0);
+  EXPECT_EQ(pt.kDescale(3, 1), pt.kv_descale[0]);
+  EXPECT_EQ(pt.vDescale(0, 0), pt.kv_descale[1]);
+  EXPECT_LT(pt.kv_descale[0], 1.0f / 448.0f);
+
+  r.quant = QuantMode::None;
+  r.q_dtype = r.kv_dtype = DType::BF16;
+  r.out_dtype = DType::F16;
+  Inputs bf = makeInputs(r);
+  EXPECT_EQ(bf.q_descale, 1.0f);
+  EXPECT_EQ(bf.kv_descale, (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_EQ(bf.q.size(), size_t(27 * 4 * 32 * 2));
+  // Mixed precision: bf16 q, fp8 e4m3fnuz k/v per page.
+  r.quant = QuantMode::KVBlockscale;
+  r.kv_dtype = DType::F8E4M3FNUZ;
+  Inputs mixed = makeInputs(r);
+  EXPECT_EQ(mixed.q_descale, 1.0f);
+  EXPECT_LE(mixed.kDescale(0, 0), 1.0f / 240.0f);
+}
