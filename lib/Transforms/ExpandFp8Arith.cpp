@@ -1,4 +1,5 @@
-//===- ExpandFp8Arith.cpp - fp8 extf/truncf as integer bit operations ------===//
+//===- ExpandFp8Arith.cpp - fp8 extf/truncf as integer bit operations ----===//
+//------===//
 //
 // The conversions are written once for any pair of binary float layouts
 // (sign, exponent, mantissa, bias, and how the format spends its top codes),
@@ -70,14 +71,18 @@ constexpr FloatLayout kF64{64, 11, 52, 1023, NonFinite::IEEE};
 
 std::optional<FloatLayout> getFp8Layout(Type t) {
   return llvm::TypeSwitch<Type, std::optional<FloatLayout>>(t)
-      .Case<Float8E4M3FNType>(
-          [](auto) { return FloatLayout{8, 4, 3, 7, NonFinite::FN}; })
-      .Case<Float8E4M3FNUZType>(
-          [](auto) { return FloatLayout{8, 4, 3, 8, NonFinite::FNUZ}; })
-      .Case<Float8E5M2Type>(
-          [](auto) { return FloatLayout{8, 5, 2, 15, NonFinite::IEEE}; })
-      .Case<Float8E5M2FNUZType>(
-          [](auto) { return FloatLayout{8, 5, 2, 16, NonFinite::FNUZ}; })
+      .Case<Float8E4M3FNType>([](auto) {
+        return FloatLayout{8, 4, 3, 7, NonFinite::FN};
+      })
+      .Case<Float8E4M3FNUZType>([](auto) {
+        return FloatLayout{8, 4, 3, 8, NonFinite::FNUZ};
+      })
+      .Case<Float8E5M2Type>([](auto) {
+        return FloatLayout{8, 5, 2, 15, NonFinite::IEEE};
+      })
+      .Case<Float8E5M2FNUZType>([](auto) {
+        return FloatLayout{8, 5, 2, 16, NonFinite::FNUZ};
+      })
       .Default([](Type) { return std::nullopt; });
 }
 
@@ -115,7 +120,8 @@ public:
     APInt value(width, static_cast<uint64_t>(v), /*isSigned=*/v < 0);
     Type t = intTy(width);
     if (auto vt = dyn_cast<VectorType>(t))
-      return arith::ConstantOp::create(b, vt, DenseElementsAttr::get(vt, value));
+      return arith::ConstantOp::create(b, vt,
+                                       DenseElementsAttr::get(vt, value));
     return arith::ConstantOp::create(b, t, IntegerAttr::get(et, value));
   }
   Value cstLike(Value x, int64_t v) { return cst(widthOf(x), v); }
@@ -145,9 +151,7 @@ public:
   Value add(Value x, int64_t c) { return add(x, cstLike(x, c)); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
   Value shl(Value x, Value n) { return arith::ShLIOp::create(b, x, n); }
-  Value shl(Value x, unsigned n) {
-    return n == 0 ? x : shl(x, cstLike(x, n));
-  }
+  Value shl(Value x, unsigned n) { return n == 0 ? x : shl(x, cstLike(x, n)); }
   Value lshr(Value x, Value n) { return arith::ShRUIOp::create(b, x, n); }
   Value lshr(Value x, unsigned n) {
     return n == 0 ? x : lshr(x, cstLike(x, n));
@@ -197,8 +201,9 @@ using Pred = arith::CmpIPredicate;
 Value emitRoundToLayout(BitBuilder &e, Value x, const FloatLayout &src,
                         const FloatLayout &dst, bool keepInf) {
   assert(src.kind == NonFinite::IEEE && dst.manBits < src.manBits);
-  // The subnormal-range formula below covers magnitudes below twice dst's
-  // smallest normal; dst's smallest normal must not be below that of src/2.
+  // The subnormal-range formula below is right for magnitudes up to twice
+  // dst's smallest normal, so dst's smallest normal must be at least half of
+  // src's (true for every pair handled here).
   assert(src.bias + 1 - dst.bias >= 0 && "dst min normal far below src's");
   const unsigned w = src.width;
   Value sign = e.lshr(x, w - 1);
@@ -211,8 +216,8 @@ Value emitRoundToLayout(BitBuilder &e, Value x, const FloatLayout &src,
   // the extra mantissa bits; a carry out of the mantissa bumps the exponent,
   // which is the right encoding, up to (and past) the largest finite value.
   const unsigned dropped = src.manBits - dst.manBits;
-  Value rebased =
-      e.sub(abs, e.cst(w, int64_t(src.bias - dst.bias) * (int64_t(1) << src.manBits)));
+  Value rebased = e.sub(abs, e.cst(w, int64_t(src.bias - dst.bias) *
+                                          (int64_t(1) << src.manBits)));
   Value cDropped = e.cst(w, dropped);
   Value normal = e.shiftRightRne(rebased, cDropped, e.cst(w, dropped - 1));
 
@@ -224,17 +229,17 @@ Value emitRoundToLayout(BitBuilder &e, Value x, const FloatLayout &src,
       e.cmp(Pred::ult, abs, e.cst(w, firstNormalExp << src.manBits));
   Value exp = e.lshr(abs, src.manBits);
   Value srcSubnormal = e.cmp(Pred::eq, exp, 0);
-  Value significand = e.ori(e.andi(abs, src.manMask()),
-                            e.select(srcSubnormal, 0,
-                                     e.cst(w, int64_t(1) << src.manBits)));
+  Value significand =
+      e.ori(e.andi(abs, src.manMask()),
+            e.select(srcSubnormal, 0, e.cst(w, int64_t(1) << src.manBits)));
   Value expEff = e.select(srcSubnormal, 1, exp);
   // magnitude = significand * 2^(expEff - bias_s - man_s), one unit =
   // 2^(1 - bias_d - man_d): shift right by k - expEff. Clamp the shift to
   // [1, man_s + 2]; beyond man_s + 1 everything rounds to 0 anyway, and the
   // clamp keeps lanes that take the normal path free of poison shifts.
   const int64_t k = src.bias + src.manBits + 1 - dst.bias - dst.manBits;
-  Value expClamped = e.umax(
-      e.umin(expEff, k - 1), std::max<int64_t>(k - int64_t(src.manBits) - 2, 1));
+  Value expClamped = e.umax(e.umin(expEff, k - 1),
+                            std::max<int64_t>(k - int64_t(src.manBits) - 2, 1));
   Value shift = e.sub(e.cst(w, k), expClamped);
   Value sub = e.shiftRightRne(significand, shift, e.add(shift, -1));
 
@@ -272,12 +277,11 @@ Value emitDecodeFp8(BitBuilder &e, Value code, const FloatLayout &src,
                        e.shl(man, kF32.manBits - src.manBits));
   // A subnormal is man * 2^(1 - bias - man_bits); uitofp(man) is exact
   // (man < 8) and already normalized, so only its exponent field moves.
-  Value manF32 = e.bitcast(
-      arith::UIToFPOp::create(e.b, e.like(e.b.getF32Type()), man),
-      e.b.getI32Type());
-  Value subnormal =
-      e.add(manF32, int64_t(1 - src.bias - int(src.manBits)) *
-                        (int64_t(1) << kF32.manBits));
+  Value manF32 =
+      e.bitcast(arith::UIToFPOp::create(e.b, e.like(e.b.getF32Type()), man),
+                e.b.getI32Type());
+  Value subnormal = e.add(manF32, int64_t(1 - src.bias - int(src.manBits)) *
+                                      (int64_t(1) << kF32.manBits));
   subnormal = e.select(e.cmp(Pred::eq, man, 0), 0, subnormal);
   Value mag32 = e.select(e.cmp(Pred::eq, exp, 0), subnormal, normal);
   Value sign32 = e.shl(e.andi(c, 0x80), 24);
@@ -289,9 +293,8 @@ Value emitDecodeFp8(BitBuilder &e, Value code, const FloatLayout &src,
   } else if (dst.width == 64) {
     // f32 normal -> f64 normal: rebias the exponent, widen the mantissa.
     Value abs64 = e.zext(e.andi(f32, kF32.absMask()), 64);
-    Value widened =
-        e.add(e.shl(abs64, kF64.manBits - kF32.manBits),
-              int64_t(kF64.bias - kF32.bias) << kF64.manBits);
+    Value widened = e.add(e.shl(abs64, kF64.manBits - kF32.manBits),
+                          int64_t(kF64.bias - kF32.bias) << kF64.manBits);
     widened = e.select(e.cmp(Pred::eq, abs64, 0), 0, widened);
     bits = e.ori(widened, e.shl(e.zext(e.lshr(f32, 31), 64), 63));
   } else {
@@ -315,8 +318,7 @@ Value emitDecodeFp8(BitBuilder &e, Value code, const FloatLayout &src,
     isNaN = src.kind == NonFinite::FN
                 ? e.cmp(Pred::eq, absCode, 0x7F)
                 : e.cmp(Pred::ugt, absCode, src.infBits());
-    Value payload =
-        e.shl(e.zextOrTrunc(man, w), dst.manBits - src.manBits);
+    Value payload = e.shl(e.zextOrTrunc(man, w), dst.manBits - src.manBits);
     nanBits = e.ori(e.ori(payload, dst.infBits() | dst.quietBit()), signDst);
     break;
   }
@@ -328,7 +330,9 @@ Value emitDecodeFp8(BitBuilder &e, Value code, const FloatLayout &src,
   return e.select(isNaN, nanBits, bits);
 }
 
-bool isScalarOrVector(Type t) { return !isa<ShapedType>(t) || isa<VectorType>(t); }
+bool isScalarOrVector(Type t) {
+  return !isa<ShapedType>(t) || isa<VectorType>(t);
+}
 
 struct ExpandFp8ExtF : OpRewritePattern<arith::ExtFOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -338,7 +342,8 @@ struct ExpandFp8ExtF : OpRewritePattern<arith::ExtFOp> {
     Type inType = op.getIn().getType();
     std::optional<FloatLayout> src = getFp8Layout(getElementTypeOrSelf(inType));
     if (!src)
-      return rewriter.notifyMatchFailure(op, "source is not a handled fp8 type");
+      return rewriter.notifyMatchFailure(op,
+                                         "source is not a handled fp8 type");
     Type outElement = getElementTypeOrSelf(op.getType());
     std::optional<FloatLayout> dst = getWideLayout(outElement);
     if (!dst)
@@ -364,7 +369,8 @@ struct ExpandFp8TruncF : OpRewritePattern<arith::TruncFOp> {
     Type outElement = getElementTypeOrSelf(op.getType());
     std::optional<FloatLayout> dst = getFp8Layout(outElement);
     if (!dst)
-      return rewriter.notifyMatchFailure(op, "result is not a handled fp8 type");
+      return rewriter.notifyMatchFailure(op,
+                                         "result is not a handled fp8 type");
     Type inType = op.getIn().getType();
     Type inElement = getElementTypeOrSelf(inType);
     std::optional<FloatLayout> src = getWideLayout(inElement);
@@ -374,7 +380,8 @@ struct ExpandFp8TruncF : OpRewritePattern<arith::TruncFOp> {
       return rewriter.notifyMatchFailure(op, "not a scalar or a vector");
     std::optional<arith::RoundingMode> mode = op.getRoundingmode();
     if (mode && *mode != arith::RoundingMode::to_nearest_even)
-      return rewriter.notifyMatchFailure(op, "only to_nearest_even is expanded");
+      return rewriter.notifyMatchFailure(op,
+                                         "only to_nearest_even is expanded");
 
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     BitBuilder e(b, inType);
@@ -397,8 +404,8 @@ struct ExpandFp8ArithPass
     // An expansion, not a cleanup: leave the region structure as it is.
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

@@ -1,7 +1,8 @@
 // REQUIRES: mlir-runner
 // RUN: fmha-opt %s --fmha-expand-fp8-arith --convert-vector-to-scf \
-// RUN:   --convert-scf-to-cf --convert-vector-to-llvm --convert-arith-to-llvm \
-// RUN:   --convert-cf-to-llvm --convert-func-to-llvm --reconcile-unrealized-casts \
+// RUN:   --convert-scf-to-cf --convert-vector-to-llvm --finalize-memref-to-llvm \
+// RUN:   --convert-arith-to-llvm --convert-ub-to-llvm --convert-cf-to-llvm \
+// RUN:   --convert-func-to-llvm --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils \
 // RUN: | FileCheck %s
@@ -319,6 +320,29 @@ func.func @truncf_bf16_to_f8E4M3FN(%x: vector<4xi16>) {
   return
 }
 
+// fp8 values moved around untouched (they lower as i8): memref and vector
+// loads/stores, a shuffle, a broadcast, a select, shape_cast and transpose.
+func.func @moves_f8E4M3FN(%codes: vector<8xi8>, %mask: vector<8xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %m = memref.alloca() : memref<2x8xf8E4M3FN>
+  %f = arith.bitcast %codes : vector<8xi8> to vector<8xf8E4M3FN>
+  vector.store %f, %m[%c0, %c0] : memref<2x8xf8E4M3FN>, vector<8xf8E4M3FN>
+  vector.transfer_write %f, %m[%c1, %c0] : vector<8xf8E4M3FN>, memref<2x8xf8E4M3FN>
+  %a = vector.load %m[%c1, %c0] : memref<2x8xf8E4M3FN>, vector<8xf8E4M3FN>
+  %r = vector.shuffle %a, %a [7, 6, 5, 4, 3, 2, 1, 0] : vector<8xf8E4M3FN>, vector<8xf8E4M3FN>
+  %e = memref.load %m[%c0, %c5] : memref<2x8xf8E4M3FN>
+  %b = vector.broadcast %e : f8E4M3FN to vector<8xf8E4M3FN>
+  %sel = arith.select %mask, %r, %b : vector<8xi1>, vector<8xf8E4M3FN>
+  %sc = vector.shape_cast %sel : vector<8xf8E4M3FN> to vector<2x4xf8E4M3FN>
+  %tr = vector.transpose %sc, [1, 0] : vector<2x4xf8E4M3FN> to vector<4x2xf8E4M3FN>
+  %flat = vector.shape_cast %tr : vector<4x2xf8E4M3FN> to vector<8xf8E4M3FN>
+  %v = arith.extf %flat : vector<8xf8E4M3FN> to vector<8xf32>
+  vector.print %v : vector<8xf32>
+  return
+}
+
 func.func @main() {
   // Codes 0..127 sum (in units of u):
   //   E4M3FN:   28 + 92 * (2^14 - 1) + (8+...+14) * 2^14 = 28 + 1507236 + 1261568
@@ -451,5 +475,14 @@ func.func @main() {
   // CHECK-NEXT: ( 56, 58, 126, 127 )
   %f2 = arith.constant dense<[16264, 16280, 17384, 32704]> : vector<4xi16>
   call @truncf_bf16_to_f8E4M3FN(%f2) : (vector<4xi16>) -> ()
+
+  // Codes 0x38 0x40 0x44 0x48 0xB8 0x7E 0x01 0x80 = 1, 2, 3, 4, -1, 448, 2^-9,
+  // -0; reversed: -0, 2^-9, 448, -1, 4, 3, 2, 1; element 5 (448) broadcast
+  // where the mask is 0: -0, 448, 448, 448, 4, 448, 2, 448; as 2x4,
+  // transposed and flattened: x0 x4 x1 x5 x2 x6 x3 x7.
+  // CHECK-NEXT: ( -0, 4, 448, 448, 448, 2, 448, 448 )
+  %mv = arith.constant dense<[56, 64, 68, 72, -72, 126, 1, -128]> : vector<8xi8>
+  %mk = arith.constant dense<[true, false, true, false, true, false, true, false]> : vector<8xi1>
+  call @moves_f8E4M3FN(%mv, %mk) : (vector<8xi8>, vector<8xi1>) -> ()
   return
 }

@@ -1,4 +1,5 @@
-//===- ExpandFp8ArithTest.cpp - fp8 extf/truncf expansion vs APFloat, JIT-run ===//
+//===- ExpandFp8ArithTest.cpp - fp8 extf/truncf expansion vs APFloat ----===//
+//===//
 //
 // Builds extf / truncf functions for every fp8 type and every wide float type,
 // runs fmha-expand-fp8-arith and the upstream lowering to LLVM, JIT-compiles
@@ -228,9 +229,7 @@ template <typename R, typename A> R callScalar(PackedFn fn, A a) {
 }
 
 /// A vector<2x8xT> argument or result, laid out as LLVM's [2 x <8 x T>].
-template <typename T> struct alignas(64) Lanes {
-  T v[kLanes];
-};
+template <typename T> struct alignas(64) Lanes { T v[kLanes]; };
 
 template <typename R, typename A>
 void callVector(PackedFn fn, const Lanes<A> &in, Lanes<R> &out) {
@@ -386,8 +385,10 @@ protected:
   Compiled &compiled(bool saturateInf = false) {
     return getCompiled(GetParam(), saturateInf);
   }
+  /// Every input is checked through the scalar and the vector function.
   void report(const char *what, size_t n) {
-    std::printf("[ fp8 -O%u ] %s: %zu values compared\n", GetParam(), what, n);
+    std::printf("[ fp8 -O%u ] %s: %zu inputs, each scalar and vector\n",
+                GetParam(), what, n);
   }
 };
 
@@ -438,12 +439,12 @@ TEST_P(ExpandFp8ArithJit, ExtFAllCodesAllDestinations) {
                                << " to " << w.mlir << " (scalar)";
           EXPECT_EQ(vecOut[l], want) << "extf " << f.mlir << " " << hex(code)
                                      << " to " << w.mlir << " (vector)";
-          n += 2;
+          ++n;
         }
       }
     }
   }
-  report("extf, 256 codes x 4 fp8 x 4 destinations, scalar + vector", n);
+  report("extf, 256 codes x 4 fp8 types x 4 destinations", n);
 }
 
 TEST_P(ExpandFp8ArithJit, TruncFFromF32Sweep) {
@@ -471,14 +472,14 @@ TEST_P(ExpandFp8ArithJit, TruncFFromF32Sweep) {
     std::uniform_real_distribution<double> e(lo, hi);
     std::vector<float> rnd;
     for (int i = 0; i < 50000; ++i)
-      rnd.push_back(static_cast<float>((rng() & 1 ? -1 : 1) * std::exp2(e(rng))));
+      rnd.push_back(
+          static_cast<float>((rng() & 1 ? -1 : 1) * std::exp2(e(rng))));
     std::vector<uint32_t> r = bitsOf<uint32_t>(rnd);
     in.insert(in.end(), r.begin(), r.end());
     in.insert(in.end(), shared.begin(), shared.end());
     n += checkTrunc(c, kF32, f, in, false);
   }
-  report("truncf f32 -> fp8 (probes, stride-4093 sweep, random), x2 scalar/vector",
-         n);
+  report("truncf f32 -> 4 fp8 types (probes, stride-4093 sweep, random)", n);
 }
 
 TEST_P(ExpandFp8ArithJit, TruncFFromF16AndBF16Exhaustive) {
@@ -492,7 +493,7 @@ TEST_P(ExpandFp8ArithJit, TruncFFromF16AndBF16Exhaustive) {
     n += checkTrunc(c, kF16, f, all, false);
     n += checkTrunc(c, kBF16, f, all, false);
   }
-  report("truncf f16/bf16 -> fp8, all 65536 patterns each", n);
+  report("truncf f16 and bf16 -> 4 fp8 types, all 65536 patterns", n);
 }
 
 TEST_P(ExpandFp8ArithJit, TruncFFromF64) {
@@ -518,13 +519,13 @@ TEST_P(ExpandFp8ArithJit, TruncFFromF64) {
       in.push_back(b);
       in.push_back(rng());
     }
-    for (uint64_t b : {0x7FF8000000000000ull, 0xFFF8000000000000ull,
-                       0x7FF0000000000001ull, 0x0000000000000001ull,
-                       0x8000000000000001ull, 0x7FF0000000000000ull})
+    for (uint64_t b :
+         {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF0000000000001ull,
+          0x0000000000000001ull, 0x8000000000000001ull, 0x7FF0000000000000ull})
       in.push_back(b);
     n += checkTrunc(c, kF64, f, in, false);
   }
-  report("truncf f64 -> fp8 (probes incl. near-ties, random)", n);
+  report("truncf f64 -> 4 fp8 types (probes incl. near-ties, random)", n);
 }
 
 TEST_P(ExpandFp8ArithJit, SaturateInfOption) {
@@ -540,7 +541,7 @@ TEST_P(ExpandFp8ArithJit, SaturateInfOption) {
   ASSERT_TRUE(e5m2);
   EXPECT_EQ(callScalar<uint8_t>(e5m2, uint32_t(0x7F800000)), 0x7B);
   EXPECT_EQ(callScalar<uint8_t>(e5m2, uint32_t(0xFF800000)), 0xFB);
-  report("truncf f32 -> fp8 with saturate-inf", n);
+  report("truncf f32 -> 4 fp8 types with saturate-inf (probes)", n);
 }
 
 INSTANTIATE_TEST_SUITE_P(OptLevels, ExpandFp8ArithJit,

@@ -1,4 +1,4 @@
-//===- Passes.h - fmha passes that are not tied to the fmha dialect -*- C++ -*-===//
+//===- Passes.h - fmha passes not tied to the fmha dialect ----*- C++ -*-===//
 #ifndef FMHA_TRANSFORMS_PASSES_H
 #define FMHA_TRANSFORMS_PASSES_H
 
