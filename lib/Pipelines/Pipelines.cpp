@@ -23,6 +23,9 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip) {
   select.chip = chip.str();
   pm.addPass(createFmhaSelectConfig(select));
   pm.addPass(createFmhaTile());
+  pm.addPass(createFmhaFoldDescales());
+  pm.addPass(createFmhaFoldExp2Shift());
+  pm.addPass(createFmhaPrefetchPageIds());
 }
 
 void fmha::buildFmhaToHostPipeline(OpPassManager &pm,

@@ -22,12 +22,14 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
 };
 
 /// The tiled stages every target shares:
-///   fmha-select-config{chip=...}, fmha-tile
+///   fmha-select-config{chip=...}, fmha-tile, fmha-fold-descales,
+///   fmha-fold-exp2-shift, fmha-prefetch-page-ids
 void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip);
 
 /// fmha-to-host-pipeline: the tiled form lowered to the LLVM dialect for the
 /// CPU (ExecutionEngine / mlir-runner). Equivalent to
-///   fmha-select-config{chip=host} fmha-tile convert-fmha-to-host
+///   fmha-select-config{chip=host} fmha-tile fmha-fold-descales
+///   fmha-fold-exp2-shift fmha-prefetch-page-ids convert-fmha-to-host
 ///   scf-forall-to-for canonicalize fmha-expand-fp8-arith
 ///   lower-vector-multi-reduction convert-vector-to-scf{full-unroll}
 ///   math-expand-ops expand-strided-metadata lower-affine convert-scf-to-cf

@@ -239,6 +239,9 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   auto loop = scf::ForOp::create(
       b, tLo, tHi, c1,
       ValueRange{splatF(rowT, negInf), splatF(rowT, 0.0), splatF(oT, 0.0)});
+  // The fold and prefetch passes find the KV loop by this marker; its
+  // iter_args start with m, l, o (kKVLoop* in Passes.h).
+  loop->setAttr(kKVLoopAttr, b.getUnitAttr());
   {
     OpBuilder::InsertionGuard lg(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -295,9 +298,12 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
         rowReduce(vector::CombiningKind::ADD, p, splatF(rowT, 0.0)));
 
     // P to the P type, scaled by 2^SHIFT first; then U = P V.
+    // A 16-bit P (SHIFT 0) has no scale to multiply by.
     Type pElem = cfg.getPType();
-    Value pScaled =
-        arith::MulFOp::create(b, p, splatF(sT, std::ldexp(1.0, cfg.getShift())));
+    Value pScaled = p;
+    if (cfg.getShift() != 0)
+      pScaled = arith::MulFOp::create(
+          b, p, splatF(sT, std::ldexp(1.0, cfg.getShift())));
     Value pCast = arith::TruncFOp::create(b, VectorType::get({bm, bn}, pElem),
                                           pScaled);
     Value u = TileMmaOp::create(b, oT, pCast, vTile, splatF(oT, 0.0), vdRows,
@@ -313,8 +319,10 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   Value mF = loop.getResult(0), lF = loop.getResult(1), oF = loop.getResult(2);
   Value lZero = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, lF,
                                       splatF(rowT, 0.0));
-  Value denom =
-      arith::MulFOp::create(b, lF, splatF(rowT, std::ldexp(1.0, cfg.getShift())));
+  Value denom = lF;
+  if (cfg.getShift() != 0)
+    denom = arith::MulFOp::create(b, lF,
+                                  splatF(rowT, std::ldexp(1.0, cfg.getShift())));
   Value inv = arith::SelectOp::create(
       b, lZero, splatF(rowT, 0.0),
       arith::DivFOp::create(b, splatF(rowT, 1.0), denom));

@@ -14,6 +14,12 @@ namespace fmha {
 #define GEN_PASS_REGISTRATION
 #include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
 
+/// Marker of the KV-tile loop that fmha-tile writes. Its first three
+/// iter_args are the running row max m, row sum l and accumulator o; passes
+/// that carry more state (the page-id prefetch) append after them.
+inline constexpr const char *kKVLoopAttr = "fmha.kv_loop";
+enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };
+
 /// The config fmha-select-config picks for `op` on `chip`, or a diagnostic on
 /// `op` when the chip is unknown or nothing fits.
 FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip);

@@ -80,4 +80,135 @@ def FmhaTile : Pass<"fmha-tile"> {
   ];
 }
 
+def FmhaFoldDescales : Pass<"fmha-fold-descales"> {
+  let summary = "Fold qd, sm_scale and log2(e) into one sigma; kd per tile";
+  let description = [{
+    Rewrites the KV loop that fmha-tile wrote (SPEC section 4, "fold at
+    entry"): the per-element multiply of S by qd * sm_scale disappears;
+    sigma = sm_scale * log2(e) * qd is computed once before the loop and the
+    softmax runs in exp2: p = exp2(sigma * s - sigma * m), alpha =
+    exp2(sigma * (m_old - m_new)). m is now kept in units of s * kd, and the
+    epilogue's lse becomes ln2 * sigma * m + ln(l).
+
+    When a KV tile lies in one page (one kd per tile) and there is no soft
+    cap, kd leaves the tile too: the row max is taken on the raw S and scaled
+    by kd per row, and the exp2 argument uses sigma_t = sigma * kd, one
+    scalar per tile. Pages smaller than the tile keep kd per column. With a
+    soft cap the real logit is needed before tanh, so only log2(e) is folded.
+    K and V tiles are never dequantized; vd stays on the P x V result (per
+    tile) or on V's rows (k_scale of the product).
+
+    Before:
+    ```mlir
+    %s  = fmha.tile_mma %q, %k, %z {transpose_rhs}
+    %s1 = arith.mulf %s, %qd_sm_scale        // per element
+    %s2 = arith.mulf %s1, %kd                // per element
+    ... %p = math.exp (%s2' - m) ...
+    ```
+    After:
+    ```mlir
+    %sigma = arith.mulf %qd_sm_scale, %log2e   // once, before the loop
+    %s  = fmha.tile_mma %q, %k, %z {transpose_rhs}
+    %sigma_t = arith.mulf %sigma, %kd          // once per tile
+    %mt = arith.mulf (rowmax %s'), %kd          // per row
+    %p = math.exp2 (%s' * %sigma_t - %sigma * m)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def FmhaFoldExp2Shift : Pass<"fmha-fold-exp2-shift"> {
+  let summary = "Put P into fp8 range by a shift of the exp2 argument";
+  let description = [{
+    The tiled form scales p by 2^SHIFT before casting it to an fp8 P type
+    (so P uses the format's range) and divides the output by l * 2^SHIFT.
+    This pass removes both multiplies: the shift rides on the per-row
+    subtraction that is there anyway,
+    p = exp2(sigma * s - (sigma * m - SHIFT)), so p lies in [0, 2^SHIFT];
+    l accumulates that p (fp32, before the cast), carrying the same 2^SHIFT
+    as o, and the epilogue is O = o / l. lse subtracts the shift:
+    ln2 * (sigma * m - SHIFT + log2(l)). SHIFT comes from the P type through
+    the config (8 for f8E4M3FN, 7 for f8E4M3FNUZ). A 16-bit P has no scale
+    and is left alone. Run after fmha-fold-descales (a natural exp is first
+    turned into exp2 when it is not).
+
+    Before:
+    ```mlir
+    %p  = math.exp2 %x                    // %x = sigma*s - sigma*m
+    %ps = arith.mulf %p, %c256            // per element
+    %p8 = arith.truncf %ps : ... to vector<..xf8E4M3FN>
+    ... O = o / (l * 256)
+    ```
+    After:
+    ```mlir
+    %p  = math.exp2 %x'                   // %x' = sigma*s - (sigma*m - 8)
+    %p8 = arith.truncf %p : ... to vector<..xf8E4M3FN>
+    ... O = o / l
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
+  let summary = "Load the page ids and descales of KV tile t+1 in iteration t";
+  let description = [{
+    In every KV loop of the tiled form (the `scf.for` marked `fmha.kv_loop`),
+    the `fmha.page_ids` of the current tile (tile_start = iv * BlockN) and the
+    `fmha.gather_descale` ops that read those ids (kd/vd of kv_blockscale) are
+    moved one iteration ahead: a prologue before the loop loads tile lo's, the
+    top of the body loads tile iv + 1's, and the loop carries them in
+    iter_args appended after m, l, o. The gathers and MMAs of tile t then use
+    the carried values, so the page-table load of tile t+1 overlaps tile t's
+    work (docs/SPEC.md section 5). A uniform (i32) id stays one id per tile;
+    per-token ids (vector<BlockN x i32>) stay per token.
+
+    No page-table entry past the sequence's last page is read: `page_ids`
+    gives -1 and reads nothing for tokens at or past seq_len (the tile after
+    the last one included), and `gather_descale` reads nothing for id -1.
+    Loops without the marker are left alone; running the pass again changes
+    nothing (no page_ids is computed from the induction variable any more).
+
+    Before:
+    ```mlir
+    %r:3 = scf.for %t = %lo to %hi step %c1 iter_args(%m = .., %l = .., %o = ..) {
+      %t0 = arith.muli %t, %c32 : index
+      %id = fmha.page_ids %pages[%t0] len(%sk) {page_size = 1024 : i64} : ... -> i32
+      %k = fmha.gather_kv %kc[%id] head(%g) tile(%t0, %sk) ...
+      %kd = fmha.gather_descale %kds[%id] head(%g) : ..., i32 -> f32
+      ...
+      scf.yield %m2, %l2, %o2
+    } {fmha.kv_loop}
+    ```
+    After:
+    ```mlir
+    %s0 = arith.muli %lo, %c32 : index
+    %id0 = fmha.page_ids %pages[%s0] len(%sk) {page_size = 1024 : i64} : ... -> i32
+    %kd0 = fmha.gather_descale %kds[%id0] head(%g) : ..., i32 -> f32
+    %r:5 = scf.for %t = %lo to %hi step %c1
+        iter_args(%m = .., %l = .., %o = .., %id = %id0, %kd = %kd0) {
+      %tn = arith.addi %t, %c1 : index
+      %sn = arith.muli %tn, %c32 : index
+      %idn = fmha.page_ids %pages[%sn] len(%sk) {page_size = 1024 : i64} : ... -> i32
+      %kdn = fmha.gather_descale %kds[%idn] head(%g) : ..., i32 -> f32
+      %t0 = arith.muli %t, %c32 : index
+      %k = fmha.gather_kv %kc[%id] head(%g) tile(%t0, %sk) ...
+      ...
+      scf.yield %m2, %l2, %o2, %idn, %kdn
+    } {fmha.kv_loop}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::fmha::FmhaDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+  let statistics = [
+    Statistic<"numPrefetched", "num-prefetched",
+              "Page-id and descale values carried to the next KV iteration">
+  ];
+}
+
 #endif // FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_TD

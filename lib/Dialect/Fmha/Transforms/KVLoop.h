@@ -1,0 +1,90 @@
+//===- KVLoop.h - finding the pieces of fmha-tile's KV loop -----*- C++ -*-===//
+//
+// The fold passes rewrite the KV loop that fmha-tile writes. These helpers
+// find its parts by structure (and the loop by its kKVLoopAttr marker); a
+// part that is not where it should be makes a fold leave the loop alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_LIB_DIALECT_FMHA_TRANSFORMS_KVLOOP_H
+#define FMHA_LIB_DIALECT_FMHA_TRANSFORMS_KVLOOP_H
+
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir {
+namespace fmha {
+namespace kvloop {
+
+/// Every loop fmha-tile marked, in program order.
+inline SmallVector<scf::ForOp> collect(Operation *root) {
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp f) {
+    if (f->hasAttr(kKVLoopAttr))
+      loops.push_back(f);
+  });
+  return loops;
+}
+
+/// The scalar a vector.broadcast splats, or null.
+inline Value splatScalar(Value v) {
+  if (auto bc = v.getDefiningOp<vector::BroadcastOp>())
+    if (!isa<VectorType>(bc.getSource().getType()))
+      return bc.getSource();
+  return {};
+}
+
+/// The f32 constant a vector splats (broadcast of a constant, or a dense
+/// splat constant), or nullopt.
+inline std::optional<double> splatConstant(Value v) {
+  if (Value s = splatScalar(v))
+    v = s;
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+    return f.getValueAsDouble();
+  if (auto d = dyn_cast<SplatElementsAttr>(cst.getValue()))
+    if (auto f = dyn_cast<FloatAttr>(d.getSplatValue<Attribute>()))
+      return f.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// The per-row vector a tile-shaped value broadcasts (shape_cast to [R, 1],
+/// then broadcast to [R, N]), or null.
+inline Value rowOfBroadcast(Value v) {
+  auto bc = v.getDefiningOp<vector::BroadcastOp>();
+  if (!bc)
+    return {};
+  auto sc = bc.getSource().getDefiningOp<vector::ShapeCastOp>();
+  if (!sc || cast<VectorType>(sc.getSource().getType()).getRank() != 1)
+    return {};
+  return sc.getSource();
+}
+
+/// Broadcasts a per-row vector<R> to `tileType` [R, N] (the form fmha-tile
+/// writes, so later folds recognise it).
+inline Value broadcastRow(OpBuilder &b, Location loc, Value row,
+                          VectorType tileType) {
+  auto rowT = cast<VectorType>(row.getType());
+  auto colT = VectorType::get({rowT.getDimSize(0), 1}, rowT.getElementType());
+  Value c = vector::ShapeCastOp::create(b, loc, colT, row);
+  return vector::BroadcastOp::create(b, loc, tileType, c);
+}
+
+/// First op of type OpT directly in the loop body matching `pred`.
+template <typename OpT, typename Pred>
+OpT findInBody(scf::ForOp loop, Pred pred) {
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto t = dyn_cast<OpT>(&op); t && pred(t))
+      return t;
+  return {};
+}
+
+} // namespace kvloop
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_LIB_DIALECT_FMHA_TRANSFORMS_KVLOOP_H
