@@ -18,19 +18,22 @@
 
 using namespace mlir;
 
-void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip) {
+void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
+                                   bool folds) {
   FmhaSelectConfigOptions select;
   select.chip = chip.str();
   pm.addPass(createFmhaSelectConfig(select));
   pm.addPass(createFmhaTile());
-  pm.addPass(createFmhaFoldDescales());
-  pm.addPass(createFmhaFoldExp2Shift());
+  if (folds) {
+    pm.addPass(createFmhaFoldDescales());
+    pm.addPass(createFmhaFoldExp2Shift());
+  }
   pm.addPass(createFmhaPrefetchPageIds());
 }
 
 void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
                                    const HostPipelineOptions &options) {
-  buildFmhaTilingPipeline(pm, options.chip);
+  buildFmhaTilingPipeline(pm, options.chip, options.folds);
   pm.addPass(createConvertFmhaToHost());
   pm.addPass(createForallToForLoopPass());
   pm.addPass(createCanonicalizerPass());

@@ -61,6 +61,10 @@ static cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::init(false))
 static cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::init(0));
 static cl::opt<std::string> optTarget("target", cl::desc("where to run: host"), cl::init("host"));
 static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false));
+static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0));
+static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0));
+static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1));
+static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false));
 static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2));
 static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""));
 
@@ -246,6 +250,7 @@ int main(int argc, char **argv) {
   auto t0 = std::chrono::steady_clock::now();
   PassManager pm(&ctx);
   mlir::fmha::HostPipelineOptions opts;
+  opts.folds = !optNoFolds;
   mlir::fmha::buildFmhaToHostPipeline(pm, opts);
   ref::EmulateOptions emu;
   {
@@ -261,8 +266,22 @@ int main(int argc, char **argv) {
     });
     if (failed(cfgPm.run(*module)))
       return fail(2, "invalid request: " + diag);
+    bool bad = false;
     module->walk([&](mlir::fmha::BatchPrefillOp op) {
       mlir::fmha::ConfigAttr c = op.getConfigAttr();
+      // Tuning and measurement overrides of the chosen config.
+      if (optBlockM || optBlockN || optShift >= 0) {
+        c = mlir::fmha::ConfigAttr::get(
+            &ctx, c.getChip(), optBlockM ? optBlockM : c.getBlockM(),
+            optBlockN ? optBlockN : c.getBlockN(), c.getKStep(), c.getWarps(),
+            c.getWaveSize(), c.getMmaM(), c.getMmaN(), c.getPType(),
+            optShift >= 0 ? optShift : c.getShift());
+        if (failed(mlir::fmha::verifyConfig(op, c))) {
+          bad = true;
+          return;
+        }
+        op.setConfigAttr(c);
+      }
       emu.block_m = c.getBlockM();
       emu.block_n = c.getBlockN();
       emu.shift = c.getShift();
@@ -272,6 +291,8 @@ int main(int argc, char **argv) {
                     : p.isBF16()                 ? ref::DType::BF16
                                                  : ref::DType::F16;
     });
+    if (bad)
+      return fail(2, "invalid config override: " + diag);
   }
   if (failed(pm.run(*module)))
     return fail(3, "host pipeline failed");

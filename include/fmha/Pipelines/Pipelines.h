@@ -19,12 +19,18 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
       *this, "chip",
       llvm::cl::desc("config chip for ops without a config (host by default)"),
       llvm::cl::init("host")};
+  PassOptions::Option<bool> folds{
+      *this, "folds",
+      llvm::cl::desc("run the seed's folds (descales, exp2 shift); off gives "
+                     "the unfolded tiled form, for measurements"),
+      llvm::cl::init(true)};
 };
 
 /// The tiled stages every target shares:
 ///   fmha-select-config{chip=...}, fmha-tile, fmha-fold-descales,
 ///   fmha-fold-exp2-shift, fmha-prefetch-page-ids
-void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip);
+void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
+                             bool folds = true);
 
 /// fmha-to-host-pipeline: the tiled form lowered to the LLVM dialect for the
 /// CPU (ExecutionEngine / mlir-runner). Equivalent to

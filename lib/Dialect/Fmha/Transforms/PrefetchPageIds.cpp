@@ -130,8 +130,9 @@ struct FmhaPrefetchPageIdsPass
       llvm::append_range(nexts, loadTile(rw, loc, cand, nextIv));
 
     // replaceWithAdditionalYields moves the body into a new loop (block
-    // arguments remapped), so the next-tile ops built above come along; it
-    // does not carry our discardable markers, so keep them.
+    // arguments remapped), so the next-tile ops built above come along. Our
+    // markers (fmha.kv_loop, the folds' ones) must survive on the new loop
+    // whether or not the upstream helper copies discardable attributes.
     auto discardable = loop->getDiscardableAttrDictionary();
     FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
         rw, inits, /*replaceInitOperandUsesInLoop=*/false,
