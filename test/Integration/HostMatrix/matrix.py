@@ -2,7 +2,7 @@
 """Runs one slice of the host numerics matrix with fmha-run and prints a table.
 
 Slice: one quant mode and one page size; inside it every mask x table form x
-GQA ratio runs on ragged lengths that include Sk not a multiple of the page
+GQA ratio (CSR with an NHD cache, block table with HND) runs on ragged lengths that include Sk not a multiple of the page
 size, causal with Sq > Sk, Sk = 0, and lse on. Every case must pass (exit 0
 from fmha-run, which checks SPEC section 6 against the oracle and the
 emulating reference); any failure or crash fails the slice. Nothing is
@@ -16,6 +16,8 @@ import sys
 MASKS = ["none", "causal", "window:24,4"]
 TABLES = ["csr", "block"]
 GQA = {1: "2/2", 4: "8/2", 8: "8/1"}
+# Both KV layouts: the CSR cases read an NHD cache, the block-table cases HND.
+LAYOUT = {"csr": "nhd", "block": "hnd"}
 # Ragged: Sk=130 (not a page multiple for 16/48/64/1024), Sq > Sk for the
 # second sequence (33 queries over 20 keys), Sk = 0 for the third.
 QO_LENS = "17,33,9"
@@ -46,6 +48,7 @@ def main():
                 cmd = [args.fmha_run, "--json", "--lse", "--qo-len", QO_LENS,
                        "--kv-len", KV_LENS, "--heads", heads, "--head-dim", "64",
                        "--page-size", str(args.page_size), "--table", table,
+                       "--layout", LAYOUT[table],
                        "--quant", args.quant, "--mask", mask, "--seed",
                        str(ratio * 7 + args.page_size)]
                 cmd += dtypes(args.quant, args.flavour)
