@@ -10,6 +10,8 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include <string>
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
@@ -19,6 +21,12 @@ int main(int argc, char **argv) {
   mlir::fmha::registerFmhaPipelines();
   mlir::fmha::registerFmhaTransformsPasses();
   registry.insert<mlir::fmha::FmhaDialect>();
+  // The overview of --help: what every fmha pass does, with its sketch.
+  static const char *passDocs =
+#include "PassDocs.inc"
+      ;
+  std::string overview = std::string("fmha-mlir optimizer driver\n\n") +
+                         "The fmha passes (full descriptions):\n\n" + passDocs;
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "fmha-mlir optimizer driver\n", registry));
+      mlir::MlirOptMain(argc, argv, overview, registry));
 }

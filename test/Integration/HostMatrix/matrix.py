@@ -22,6 +22,9 @@ LAYOUT = {"csr": "nhd", "block": "hnd"}
 # second sequence (33 queries over 20 keys), Sk = 0 for the third.
 QO_LENS = "17,33,9"
 KV_LENS = "130,20,0"
+# Page sizes of 1024 and more also need a sequence over two pages, so a stale
+# or wrong page id (prefetch) changes the result.
+KV_LENS_LARGE_PAGES = "1100,20,0"
 
 
 def dtypes(quant, flavour):
@@ -46,7 +49,7 @@ def main():
         for table in TABLES:
             for ratio, heads in GQA.items():
                 cmd = [args.fmha_run, "--json", "--lse", "--qo-len", QO_LENS,
-                       "--kv-len", KV_LENS, "--heads", heads, "--head-dim", "64",
+                       "--kv-len", KV_LENS_LARGE_PAGES if args.page_size >= 1024 else KV_LENS, "--heads", heads, "--head-dim", "64",
                        "--page-size", str(args.page_size), "--table", table,
                        "--layout", LAYOUT[table],
                        "--quant", args.quant, "--mask", mask, "--seed",
