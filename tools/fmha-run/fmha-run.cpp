@@ -14,6 +14,7 @@
 #include "fmha/Reference/Emulate.h"
 #include "fmha/Reference/FloatCodec.h"
 #include "fmha/Reference/Oracle.h"
+#include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
 #include "fmha/Request/RequestModule.h"
 
@@ -65,6 +66,7 @@ static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's Blo
 static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0));
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1));
 static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false));
+static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden);
 static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2));
 static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""));
 
@@ -310,6 +312,17 @@ int main(int argc, char **argv) {
 
   // Inputs, poisoned outputs, descriptors in the kernel's argument order.
   ref::Inputs in = ref::makeInputs(req);
+  if (optBadPageId) {
+    // Test hook: one page id outside the pool, as a corrupt table would have.
+    auto &ids = req.table == ref::TableForm::CSR ? in.table.kv_page_indices
+                                                 : in.table.block_table;
+    if (!ids.empty())
+      ids.front() = static_cast<int32_t>(in.nPages());
+  }
+  // The run-time checker (SPEC section 7): no launch with a page id outside
+  // [0, N_pages) or a malformed table.
+  if (std::string err = ref::validatePageTable(in.table, req.table); !err.empty())
+    return fail(2, "invalid page table: " + err);
   const ref::PageTable &pt = in.table;
   int64_t totalQ = req.totalQ(), hq = req.num_qo_heads, hkv = req.num_kv_heads,
           d = req.head_dim, dv = req.headDimV(), p = req.page_size,
