@@ -42,7 +42,10 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
   VectorTransferToSCFOptions toScf;
   toScf.unroll = true;
   pm.addPass(createConvertVectorToSCFPass(toScf));
-  pm.addPass(math::createMathExpandOpsPass());
+  // Only tanh (soft cap) needs expanding; exp2 stays llvm.intr.exp2.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"tanh"};
+  pm.addPass(math::createMathExpandOpsPass(expand));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -38,7 +38,7 @@ void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
 ///   fmha-fold-exp2-shift fmha-prefetch-page-ids convert-fmha-to-host
 ///   scf-forall-to-for canonicalize fmha-expand-fp8-arith
 ///   lower-vector-multi-reduction convert-vector-to-scf{full-unroll}
-///   math-expand-ops expand-strided-metadata lower-affine convert-scf-to-cf
+///   math-expand-ops{ops=tanh} expand-strided-metadata lower-affine convert-scf-to-cf
 ///   convert-vector-to-llvm convert-math-to-llvm finalize-memref-to-llvm
 ///   convert-arith-to-llvm convert-index-to-llvm convert-func-to-llvm
 ///   convert-cf-to-llvm convert-ub-to-llvm reconcile-unrealized-casts
