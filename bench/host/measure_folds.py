@@ -89,7 +89,7 @@ def count_ops(ir, bm, bn):
 def tiled_ir(fmha_opt, ty, page, folds, chip):
     passes = [f"--fmha-select-config=chip={chip}", "--fmha-tile"]
     if folds:
-        passes += ["--fmha-fold-descales", "--fmha-fold-exp2-shift"]
+        passes += ["--fmha-fold-descales", "--fmha-fold-exp2-shift", "--fmha-fold-vd-rescale"]
     passes += ["--canonicalize", "--cse"]
     src = REQ.format(T=ty, P=page)
     return subprocess.run([fmha_opt, "-", *passes], input=src, capture_output=True,

@@ -27,6 +27,7 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
   if (folds) {
     pm.addPass(createFmhaFoldDescales());
     pm.addPass(createFmhaFoldExp2Shift());
+    pm.addPass(createFmhaFoldVdRescale());
   }
   pm.addPass(createFmhaPrefetchPageIds());
 }

@@ -21,21 +21,22 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
       llvm::cl::init("host")};
   PassOptions::Option<bool> folds{
       *this, "folds",
-      llvm::cl::desc("run the seed's folds (descales, exp2 shift); off gives "
+      llvm::cl::desc("run the folds (descales, exp2 shift, vd rescale); off gives "
                      "the unfolded tiled form, for measurements"),
       llvm::cl::init(true)};
 };
 
 /// The tiled stages every target shares:
 ///   fmha-select-config{chip=...}, fmha-tile, fmha-fold-descales,
-///   fmha-fold-exp2-shift, fmha-prefetch-page-ids
+///   fmha-fold-exp2-shift, fmha-fold-vd-rescale, fmha-prefetch-page-ids
 void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                              bool folds = true);
 
 /// fmha-to-host-pipeline: the tiled form lowered to the LLVM dialect for the
 /// CPU (ExecutionEngine / mlir-runner). Equivalent to
 ///   fmha-select-config{chip=host} fmha-tile fmha-fold-descales
-///   fmha-fold-exp2-shift fmha-prefetch-page-ids convert-fmha-to-host
+///   fmha-fold-exp2-shift fmha-fold-vd-rescale fmha-prefetch-page-ids
+///   convert-fmha-to-host
 ///   scf-forall-to-for canonicalize fmha-expand-fp8-arith
 ///   lower-vector-multi-reduction convert-vector-to-scf{full-unroll}
 ///   math-expand-ops{ops=tanh} expand-strided-metadata lower-affine convert-scf-to-cf

@@ -153,6 +153,40 @@ def FmhaFoldExp2Shift : Pass<"fmha-fold-exp2-shift"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def FmhaFoldVdRescale : Pass<"fmha-fold-vd-rescale"> {
+  let summary = "Accumulate P x V into o through an MMA's C operand";
+  let description = [{
+    The KV loop's update o = alpha * o + vd * (P x V) needs a second
+    accumulator on an MMA unit (vd multiplies only the new product). With one
+    vd per tile (per tensor, or kv_blockscale with tiles inside one page) this
+    pass keeps o' = o / vd_t instead: o' = P x V + beta * o' with
+    beta = alpha * vd_{t-1} / vd_t, one scalar division per tile, so the
+    product accumulates into o' directly (the MFMA / mma.sync C operand). The
+    vd of the last tile is carried in the loop and multiplies o' once in the
+    epilogue. vd per V row (pages smaller than the tile, `k_scale`) is left
+    alone. Descales are > 0 (the quantizers floor them), so the division is
+    safe.
+
+    Before:
+    ```mlir
+    %u  = fmha.tile_mma %p8, %v, %zero
+    %uv = arith.mulf %u, %vd_splat
+    %ao = arith.mulf %alpha_bcast, %o
+    %o2 = arith.addf %ao, %uv
+    ```
+    After:
+    ```mlir
+    %r    = arith.divf %vd_prev, %vd           // once per tile
+    %beta = arith.mulf %alpha, %r_splat         // per row
+    %acc  = arith.mulf %beta_bcast, %o
+    %o2   = fmha.tile_mma %p8, %v, %acc         // accumulates into o'
+    ... after the loop: %o = arith.mulf %o_final, %vd_last_splat
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
   let summary = "Load the page ids and descales of KV tile t+1 in iteration t";
   let description = [{

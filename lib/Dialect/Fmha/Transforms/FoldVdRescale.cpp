@@ -1,0 +1,130 @@
+//===- FoldVdRescale.cpp - fmha-fold-vd-rescale -----------------------------===//
+//
+// o = alpha * o + vd * (P x V) needs a second accumulator on an MMA unit: the
+// product cannot accumulate into o while vd multiplies only the new part.
+// Keeping o' = o / vd_t instead makes it one accumulating product,
+// o' = P x V + beta * o' with beta = alpha * vd_{t-1} / vd_t (one scalar
+// division per tile), and the epilogue multiplies by the last tile's vd.
+//
+//===----------------------------------------------------------------------===//
+#include "KVLoop.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_FMHAFOLDVDRESCALE
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// o_new = (rowbcast(alpha) * o) + (u * vd), u = P x V with a zero acc.
+struct Plan {
+  arith::AddFOp update;
+  Value alphaRow; // vector<BlockM>
+  TileMmaOp pv;
+  arith::MulFOp vdMul;
+  Value vd; // f32 scalar, one per tile
+};
+
+FailureOr<Plan> plan(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Plan p;
+  p.update = yield.getOperand(kKVLoopO).getDefiningOp<arith::AddFOp>();
+  if (!p.update)
+    return failure();
+  Value o = loop.getRegionIterArgs()[kKVLoopO];
+  for (Value side : {p.update.getLhs(), p.update.getRhs()}) {
+    auto mul = side.getDefiningOp<arith::MulFOp>();
+    if (!mul || !mul->hasOneUse())
+      return failure();
+    for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
+                        std::pair{mul.getRhs(), mul.getLhs()}}) {
+      if (b == o && kvloop::rowOfBroadcast(a)) {
+        p.alphaRow = kvloop::rowOfBroadcast(a);
+      } else if (auto mma = a.getDefiningOp<TileMmaOp>()) {
+        Value vd = kvloop::splatScalar(b);
+        std::optional<double> zero = kvloop::splatConstant(mma.getAcc());
+        if (vd && zero && *zero == 0.0 && !mma.getKScale() && mma->hasOneUse()) {
+          p.pv = mma;
+          p.vdMul = mul;
+          p.vd = vd;
+        }
+      }
+    }
+  }
+  if (!p.alphaRow || !p.pv)
+    return failure();
+  return p;
+}
+
+LogicalResult fold(scf::ForOp loop, Plan &p) {
+  IRRewriter rw(loop.getContext());
+  Location loc = loop.getLoc();
+  rw.setInsertionPoint(loop);
+  Value one = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(1.0f));
+  // The first tile's beta multiplies o' = 0: any vd_prev works; 1 is safe.
+  auto discardable = loop->getDiscardableAttrDictionary();
+  Value vd = p.vd;
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rw, ValueRange{one}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{vd};
+      });
+  if (failed(replaced))
+    return failure();
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  newLoop->setDiscardableAttrs(discardable);
+  Value vdPrev = newLoop.getRegionIterArgs().back();
+  Value o = newLoop.getRegionIterArgs()[kKVLoopO];
+
+  // beta = alpha * vd_prev / vd; o' = P x V + beta * o'.
+  rw.setInsertionPoint(p.pv);
+  Value ratio = arith::DivFOp::create(rw, loc, vdPrev, vd);
+  Value beta = arith::MulFOp::create(
+      rw, loc, p.alphaRow,
+      vector::BroadcastOp::create(rw, loc, p.alphaRow.getType(), ratio));
+  auto oT = cast<VectorType>(o.getType());
+  Value acc = arith::MulFOp::create(rw, loc, kvloop::broadcastRow(rw, loc, beta, oT), o);
+  auto pv = TileMmaOp::create(rw, loc, oT, p.pv.getLhs(), p.pv.getRhs(), acc,
+                              Value(), p.pv.getTransposeRhs());
+  rw.replaceAllUsesWith(p.update.getResult(), pv.getResult());
+  Operation *alphaMul =
+      (p.update.getLhs().getDefiningOp() == p.vdMul ? p.update.getRhs()
+                                                     : p.update.getLhs())
+          .getDefiningOp();
+  rw.eraseOp(p.update);
+  rw.eraseOp(p.vdMul);
+  rw.eraseOp(alphaMul);
+  rw.eraseOp(p.pv);
+
+  // Epilogue: o = o' * vd of the last tile.
+  rw.setInsertionPointAfter(newLoop);
+  Value oFinal = newLoop.getResult(kKVLoopO);
+  Value vdLast = newLoop.getResults().back();
+  Value fixed = arith::MulFOp::create(
+      rw, loc, oFinal, vector::BroadcastOp::create(rw, loc, oT, vdLast));
+  rw.replaceAllUsesExcept(oFinal, fixed, fixed.getDefiningOp());
+  return success();
+}
+
+struct FmhaFoldVdRescalePass
+    : public fmha::impl::FmhaFoldVdRescaleBase<FmhaFoldVdRescalePass> {
+  void runOnOperation() override {
+    for (scf::ForOp loop : kvloop::collect(getOperation())) {
+      FailureOr<Plan> p = plan(loop);
+      if (failed(p))
+        continue; // vd per V row (k_scale), no vd, or already folded
+      if (failed(fold(loop, *p)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
