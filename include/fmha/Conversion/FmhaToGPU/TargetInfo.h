@@ -1,0 +1,206 @@
+//===- TargetInfo.h - per-vendor facts of the GPU lowering ------*- C++ -*-===//
+//
+// convert-fmha-to-gpu is one conversion for AMDGPU and NVIDIA. It decides what
+// to compute (tiles, loops, LDS plan, online softmax); a TargetInfo says how,
+// for one chip: the MMA atom and its fragment layouts, the fp8 pack, the
+// cross-lane ops and the kernel attributes (docs/GPU_LOWERING.md section 6).
+//
+// Two kinds of methods:
+// - Layout facts: plain integers the shared conversion plans with, and that a
+//   unit test runs a lane-level emulation of the kernel on
+//   (unittests/Conversion/FmhaToGPU). Each says whether it is a hardware fact
+//   (from the vendor's ISA documents) or a choice the IR emitters must follow.
+// - IR emitters: build the ops for one step on one lane, with the types of
+//   `MmaAtom` (operand element e = byte e of the lane's packed registers).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_CONVERSION_FMHATOGPU_TARGETINFO_H
+#define FMHA_CONVERSION_FMHATOGPU_TARGETINFO_H
+
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace mlir {
+class Attribute;
+class Location;
+class MLIRContext;
+class OpBuilder;
+namespace gpu {
+class GPUFuncOp;
+} // namespace gpu
+
+namespace fmha {
+
+/// One MMA instruction as the shared conversion sees it: D = A * B + C with A
+/// `m x k`, B `k x n`, C/D `m x n` in f32. Per lane, A is
+/// `vector<aPerLane x aElem>`, B `vector<bPerLane x bElem>`, C
+/// `vector<accPerLane x f32>`.
+struct MmaAtom {
+  int64_t m, n, k;   // 32,32,16 (gfx942) | 32,32,64 (gfx950) | 16,8,32 (sm_90)
+  Type aElem, bElem; // the fp8 type asked for, both operands
+  int64_t aPerLane, bPerLane, accPerLane; // 8,8,16 | 32,32,16 | 16,8,4
+};
+
+/// A fragment element's place in its matrix: (m, k) for A, (k, n) for B,
+/// (m, n) for the accumulator.
+struct FragElem {
+  int64_t row, col;
+  bool operator==(const FragElem &o) const {
+    return row == o.row && col == o.col;
+  }
+};
+using AccElem = FragElem;
+
+/// One source operand of one packed fp8 convert instruction: `half` says which
+/// 16 bits of the packed i32 the instruction fills (AMD: the word select of
+/// v_cvt_pk_fp8_f32; NVIDIA: which cvt.e4m3x2 result goes low), `src` which of
+/// its two f32 sources (0 = the first written).
+struct Fp8PackSlot {
+  int64_t half, src;
+};
+
+class TargetInfo {
+public:
+  virtual ~TargetInfo();
+
+  //===--- identity and kernel shape --------------------------------------===//
+
+  virtual StringRef chip() const = 0;
+  /// Lanes per wave (AMD) or warp (NVIDIA): 64 | 32.
+  virtual int64_t waveSize() const = 0;
+  /// The gpu.module target: `#rocdl.target<chip = "gfx942">` |
+  /// `#nvvm.target<chip = "sm_90", features = "+ptx84">` (PTX 8.4).
+  virtual Attribute gpuModuleTarget(MLIRContext *ctx) const = 0;
+  /// Address space of workgroup / shared memory: 3 on both
+  /// (`#gpu.address_space<workgroup>` lowers to it).
+  virtual unsigned sharedAddressSpace() const = 0;
+  /// Bytes of LDS / static shared memory one workgroup may allocate.
+  virtual int64_t sharedMemoryBytesPerBlock() const = 0;
+  /// Puts the kernel attributes on `f`.
+  /// AMDGPU: `known_block_size = [threads, 1, 1]` (gives
+  /// `amdgpu-flat-work-group-size`), `rocdl.waves_per_eu = minWavesPerSimd`,
+  /// and `denormal_fp_math_f32 = "preserve-sign"` wherever exp2 may end up as
+  /// `llvm.intr.exp2` (else LLVM wraps v_exp_f32 in a v_ldexp_f32 on P).
+  /// NVIDIA: `known_block_size`, which gives `nvvm.maxntid`.
+  virtual void setKernelAttrs(gpu::GPUFuncOp f, int64_t threads,
+                              int64_t minWavesPerSimd) const = 0;
+
+  //===--- MMA: layout facts ----------------------------------------------===//
+
+  /// The MMA the chip uses for K/V of element type `kvElem` (both operands of
+  /// that type), or nullopt when its MMA does not take that type: gfx942 FNUZ
+  /// fp8 (`v_mfma_f32_32x32x16_fp8_fp8`), gfx950 OCP fp8
+  /// (`v_mfma_f32_32x32x64_f8f6f4`), sm_90 OCP fp8 (`mma.sync m16n8k32`).
+  /// The fragment methods below describe this atom.
+  virtual std::optional<MmaAtom> mmaAtom(Type kvElem) const = 0;
+  /// true: the wave computes S^T = K Q^T and O^T = V^T P^T, so the
+  /// accumulator's column is the query (AMD: every register of a lane holds
+  /// query lane % 32). false: S = Q K^T and O = P V, the row is the query
+  /// (NVIDIA: a row lives in the 4 lanes of a quad).
+  virtual bool transposedScores() const = 0;
+  /// Hardware fact: the accumulator element that (lane, reg) holds.
+  /// AMD: (8(v/4) + 4(l/32) + v%4, l%32); NVIDIA: (l/4 + 8(v/2), 2(l%4) + v%2).
+  virtual AccElem accElem(int64_t lane, int64_t reg) const = 0;
+  /// Hardware fact: the A element (row m, k) that byte `elem` of the lane's A
+  /// operand holds. AMD K=16: (l%32, 8(l/32) + e); K=64 (fp8):
+  /// (l%32, 16(l/32) + 32(e/16) + e%16); NVIDIA: (l/4 + 8((e/4)%2),
+  /// 4(l%4) + e%4 + 16(e/8)).
+  virtual FragElem aFragElem(int64_t lane, int64_t elem) const = 0;
+  /// Hardware fact: the B element (k, col n) of byte `elem` of the lane's B
+  /// operand. AMD: the k of aFragElem, col l%32 (properties P1, P2 of the doc);
+  /// NVIDIA: (4(l%4) + e%4 + 16(e/4), l/4).
+  virtual FragElem bFragElem(int64_t lane, int64_t elem) const = 0;
+  /// The lane's k group: lanes of one group hold the same k values, in A and
+  /// in B (P1), so any permutation of the contraction index that is the same
+  /// for A and B is free. l/32 | l%4.
+  virtual int64_t kGroupOfLane(int64_t lane) const = 0;
+  /// Emission choice: where key `key` of a KV tile goes in the transposed V
+  /// tile in LDS (`Vt[d][pvKeyPosition(key)]`), so that the PV product reads
+  /// P straight from the score accumulators (no shuffle) and a lane's V
+  /// operand is contiguous bytes. A permutation of each run of 16 (K=16,
+  /// sm_90) or 64 (K=64) keys. gfx942: swap key bits 2 and 3; gfx950 K=64:
+  /// rotate key bits 4..2 from (g1 g0 h) to (h g1 g0); sm_90:
+  /// 16i + 8b1 + 2t + b0 -> 16i + 4t + 2b1 + b0.
+  virtual int64_t pvKeyPosition(int64_t key) const = 0;
+
+  //===--- MMA: IR --------------------------------------------------------===//
+
+  /// acc + a * b for one atom; a, b, acc and the result have the types of
+  /// `MmaAtom` (fp8 vectors, f32 vector).
+  /// AMDGPU: `amdgpu.mfma 32x32x16` (gfx950 `32x32x64`) `%a * %b + %acc
+  /// {blocks = 1} blgp = none`.
+  /// NVIDIA: a, b bitcast to 4 x i32 / 2 x i32, then `llvm.inline_asm
+  /// "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {$0,$1,$2,$3},
+  /// {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"` with constraints
+  /// "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f".
+  virtual Value mma(OpBuilder &b, Location loc, Value a, Value bOperand,
+                    Value acc) const = 0;
+
+  //===--- elementwise ----------------------------------------------------===//
+
+  /// 2^x of an f32 that becomes one hardware exp.
+  /// AMDGPU: `rocdl.exp2` (a bare v_exp_f32; never `math.exp2`, which becomes
+  /// an `__ocml` call). NVIDIA: `llvm.intr.exp2` with `afn` (ex2.approx.f32).
+  virtual Value exp2(OpBuilder &b, Location loc, Value x) const = 0;
+  /// Hardware fact: the byte of the packed i32 that source `src` of the
+  /// instruction filling half `half` lands in. AMD v_cvt_pk_fp8_f32: srcA in
+  /// the low byte of the selected word, 2*half + src. NVIDIA
+  /// cvt.rn.satfinite.e4m3x2.f32 d, a, b: a in the upper byte,
+  /// 2*half + 1 - src.
+  virtual int64_t fp8PackedByte(int64_t half, int64_t src) const = 0;
+  /// Emission choice: the (half, src) that packFp8x4 feeds value i (0..3) to.
+  /// Must give byte i = value i through fp8PackedByte; AMD (i/2, i%2), NVIDIA
+  /// (i/2, 1 - i%2), i.e. pass (v1, v0).
+  virtual Fp8PackSlot packFp8x4Slot(int64_t value) const = 0;
+  /// 4 f32 -> 4 fp8 of type `fp8` in one i32, byte i = value i (round to
+  /// nearest, saturating where the instruction does), per packFp8x4Slot.
+  /// AMDGPU: 2 x `rocdl.cvt.pk.fp8.f32 %v0, %v1 -> %old[false|true] : i32`.
+  /// NVIDIA: 2 x `llvm.inline_asm "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;"`
+  /// ("=h,f,f") on (v1, v0) and (v3, v2), then the two i16 joined low, high.
+  virtual Value packFp8x4(OpBuilder &b, Location loc, ArrayRef<Value> f32x4,
+                          Type fp8) const = 0;
+  /// One i32 from bytes of the i64 {a, b} picked by `sel`, for the V
+  /// transpose in registers. AMDGPU: `llvm.amdgcn.perm` (v_perm_b32);
+  /// NVIDIA: `prmt.b32` by inline asm. The two selector encodings differ; the
+  /// shared conversion's selector convention is fixed when this is written.
+  virtual Value permuteBytes(OpBuilder &b, Location loc, Value a, Value bv,
+                             uint32_t sel) const = 0;
+
+  //===--- cross-lane and sync --------------------------------------------===//
+
+  /// The value of lane `lane ^ mask` (32-bit types).
+  /// AMDGPU: `gpu.shuffle xor %v, mask, 64` (ds_swizzle below 32, ds_bpermute
+  /// for 32 on gfx942, v_permlane32_swap on gfx950). NVIDIA: `gpu.shuffle xor
+  /// %v, mask, 32` (shfl.sync.bfly.b32).
+  virtual Value shuffleXor(OpBuilder &b, Location loc, Value v,
+                           int64_t mask) const = 0;
+  /// A wave-uniform copy of `v` (lane 0's value).
+  /// AMDGPU: `rocdl.readfirstlane` (v_readfirstlane_b32, an SGPR).
+  /// NVIDIA: `gpu.shuffle idx %v, 0, 32` (shfl.sync.idx.b32).
+  virtual Value broadcastFirstLane(OpBuilder &b, Location loc,
+                                   Value v) const = 0;
+  /// Layout fact: after an in-lane reduction over the lane's registers of one
+  /// query, these shuffleXor steps finish a row reduction: {32} | {1, 2}.
+  virtual SmallVector<int64_t> rowReduceXorMasks() const = 0;
+  /// Workgroup barrier: `gpu.barrier` (s_waitcnt lgkmcnt(0) + s_barrier on
+  /// AMDGPU, bar.sync 0 on NVIDIA).
+  virtual void barrier(OpBuilder &b, Location loc) const = 0;
+};
+
+/// The TargetInfo of `chip` (gfx942, gfx950, sm_90), or null for any other.
+std::unique_ptr<TargetInfo> createTargetInfo(StringRef chip);
+/// The same, per vendor: null unless gfx942 / gfx950, unless sm_90.
+std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(StringRef chip);
+std::unique_ptr<TargetInfo> createNVVMTargetInfo(StringRef chip);
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_CONVERSION_FMHATOGPU_TARGETINFO_H

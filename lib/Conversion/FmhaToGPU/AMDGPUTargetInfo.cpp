@@ -1,0 +1,128 @@
+//===- AMDGPUTargetInfo.cpp - gfx942 / gfx950 TargetInfo ------------------===//
+//
+// Wave64 fp8 MFMA with a 32x32 f32 accumulator; the wave computes S^T so each
+// lane's accumulator registers all belong to one query (GPU_LOWERING.md
+// sections 2.2-2.5). The layouts are from AMD's CDNA3/4 matrix core
+// documentation and IREE's getSingleSubgroupLayout; the K=64 k order inside a
+// lane is the AMD blog's (IREE lists another, equivalent by property P1).
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+class AMDGPUTargetInfo final : public TargetInfo {
+public:
+  AMDGPUTargetInfo(StringRef chip, int64_t k, bool fnuz, int64_t ldsBytes)
+      : chipName(chip), k(k), fnuz(fnuz), ldsBytes(ldsBytes) {}
+
+  StringRef chip() const override { return chipName; }
+  int64_t waveSize() const override { return 64; }
+  Attribute gpuModuleTarget(MLIRContext *ctx) const override {
+    return ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/2, "amdgcn-amd-amdhsa",
+                                       chipName);
+  }
+  unsigned sharedAddressSpace() const override { return 3; }
+  int64_t sharedMemoryBytesPerBlock() const override { return ldsBytes; }
+  void setKernelAttrs(gpu::GPUFuncOp, int64_t, int64_t) const override {
+    notYet("setKernelAttrs", 3);
+  }
+
+  std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
+    bool ok = fnuz ? isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(kvElem)
+                   : isa<Float8E4M3FNType, Float8E5M2Type>(kvElem);
+    if (!ok)
+      return std::nullopt;
+    return MmaAtom{32, 32, k, kvElem, kvElem, k / 2, k / 2, 16};
+  }
+  bool transposedScores() const override { return true; }
+  AccElem accElem(int64_t lane, int64_t reg) const override {
+    return {8 * (reg / 4) + 4 * (lane / 32) + reg % 4, lane % 32};
+  }
+  FragElem aFragElem(int64_t lane, int64_t elem) const override {
+    return {lane % 32, kSlot(lane / 32, elem)};
+  }
+  FragElem bFragElem(int64_t lane, int64_t elem) const override {
+    return {kSlot(lane / 32, elem), lane % 32};
+  }
+  int64_t kGroupOfLane(int64_t lane) const override { return lane / 32; }
+  int64_t pvKeyPosition(int64_t key) const override {
+    if (k == 16) // (b3 b2) -> (b2 b3)
+      return (key & ~int64_t(0xC)) | ((key >> 1) & 4) | ((key << 1) & 8);
+    int64_t g = (key >> 3) & 3, h = (key >> 2) & 1; // (g1 g0 h) -> (h g1 g0)
+    return (key & ~int64_t(0x1C)) | (h << 4) | (g << 2);
+  }
+  Value mma(OpBuilder &, Location, Value, Value, Value) const override {
+    notYet("mma", 5);
+  }
+
+  Value exp2(OpBuilder &b, Location loc, Value x) const override {
+    return ROCDL::ROCDLExp2::create(b, loc, x.getType(), x);
+  }
+  int64_t fp8PackedByte(int64_t half, int64_t src) const override {
+    return 2 * half + src;
+  }
+  Fp8PackSlot packFp8x4Slot(int64_t value) const override {
+    return {value / 2, value % 2};
+  }
+  Value packFp8x4(OpBuilder &, Location, ArrayRef<Value>, Type) const override {
+    notYet("packFp8x4", 6);
+  }
+  Value permuteBytes(OpBuilder &, Location, Value, Value,
+                     uint32_t) const override {
+    notYet("permuteBytes", 4);
+  }
+
+  Value shuffleXor(OpBuilder &b, Location loc, Value v,
+                   int64_t mask) const override {
+    return gpu::ShuffleOp::create(b, loc, v, static_cast<int32_t>(mask),
+                                  static_cast<int32_t>(waveSize()),
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  Value broadcastFirstLane(OpBuilder &b, Location loc, Value v) const override {
+    return ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v);
+  }
+  SmallVector<int64_t> rowReduceXorMasks() const override { return {32}; }
+  void barrier(OpBuilder &b, Location loc) const override {
+    gpu::BarrierOp::create(b, loc);
+  }
+
+private:
+  /// k of byte e of a lane in half h; the same for A and B (P1).
+  int64_t kSlot(int64_t h, int64_t e) const {
+    if (k == 16)
+      return 8 * h + e;
+    return 16 * h + 32 * (e / 16) + e % 16;
+  }
+  [[noreturn]] void notYet(StringRef method, int step) const {
+    llvm::reportFatalInternalError(
+        Twine("TargetInfo::") + method + " (" + chipName +
+        ") is written with step " + Twine(step) +
+        " of GPU_LOWERING.md section 7; not implemented yet");
+  }
+
+  StringRef chipName;
+  int64_t k;
+  bool fnuz;
+  int64_t ldsBytes;
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> mlir::fmha::createAMDGPUTargetInfo(StringRef chip) {
+  if (chip == "gfx942") // v_mfma_f32_32x32x16_fp8_fp8, 64 KiB LDS
+    return std::make_unique<AMDGPUTargetInfo>("gfx942", 16, true, 65536);
+  if (chip == "gfx950") // v_mfma_f32_32x32x64_f8f6f4, 160 KiB LDS
+    return std::make_unique<AMDGPUTargetInfo>("gfx950", 64, false, 163840);
+  return nullptr;
+}

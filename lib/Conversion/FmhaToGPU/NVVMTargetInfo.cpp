@@ -1,0 +1,117 @@
+//===- NVVMTargetInfo.cpp - sm_90 (mma.sync m16n8k32 e4m3) TargetInfo -----===//
+//
+// Warp32 mma.sync m16n8k32 with OCP fp8 operands (PTX ISA, "Matrix Fragments
+// for mma.m16n8k32"). The accumulator's row is the query and a row lives in
+// the 4 lanes of a quad, so the scores are not transposed and a row reduction
+// is shfl xor 1, 2 (GPU_LOWERING.md section 6). Later wgmma/TMA paths get
+// their own TargetInfo.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+class NVVMTargetInfo final : public TargetInfo {
+public:
+  StringRef chip() const override { return "sm_90"; }
+  int64_t waveSize() const override { return 32; }
+  Attribute gpuModuleTarget(MLIRContext *ctx) const override {
+    return NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/2, "nvptx64-nvidia-cuda",
+                                     "sm_90", "+ptx84");
+  }
+  unsigned sharedAddressSpace() const override { return 3; }
+  /// Static `workgroup` attributions are capped at 48 KiB (ptxas); more needs
+  /// dynamic shared memory and the launcher's opt-in (up to 227 KiB).
+  int64_t sharedMemoryBytesPerBlock() const override { return 48 * 1024; }
+  void setKernelAttrs(gpu::GPUFuncOp, int64_t, int64_t) const override {
+    notYet("setKernelAttrs", 11);
+  }
+
+  std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
+    if (!isa<Float8E4M3FNType, Float8E5M2Type>(kvElem))
+      return std::nullopt;
+    return MmaAtom{16, 8, 32, kvElem, kvElem, 16, 8, 4};
+  }
+  bool transposedScores() const override { return false; }
+  // groupID = lane / 4, threadID_in_group = lane % 4; byte e of a .b32
+  // register r is element 4r + e (lower bits hold the lower index).
+  AccElem accElem(int64_t lane, int64_t reg) const override {
+    return {lane / 4 + 8 * (reg / 2), 2 * (lane % 4) + reg % 2};
+  }
+  FragElem aFragElem(int64_t lane, int64_t elem) const override {
+    return {lane / 4 + 8 * ((elem / 4) % 2),
+            4 * (lane % 4) + elem % 4 + 16 * (elem / 8)};
+  }
+  FragElem bFragElem(int64_t lane, int64_t elem) const override {
+    return {4 * (lane % 4) + elem % 4 + 16 * (elem / 4), lane / 4};
+  }
+  int64_t kGroupOfLane(int64_t lane) const override { return lane % 4; }
+  int64_t pvKeyPosition(int64_t key) const override {
+    // key = 16i + 8b1 + 2t + b0 -> 16i + 4t + 2b1 + b0
+    int64_t t = (key >> 1) & 3, b1 = (key >> 3) & 1;
+    return (key & ~int64_t(0xF)) | (t << 2) | (b1 << 1) | (key & 1);
+  }
+  Value mma(OpBuilder &, Location, Value, Value, Value) const override {
+    notYet("mma", 11);
+  }
+
+  Value exp2(OpBuilder &b, Location loc, Value x) const override {
+    return LLVM::Exp2Op::create(b, loc, x, LLVM::FastmathFlags::afn);
+  }
+  int64_t fp8PackedByte(int64_t half, int64_t src) const override {
+    return 2 * half + 1 - src;
+  }
+  Fp8PackSlot packFp8x4Slot(int64_t value) const override {
+    return {value / 2, 1 - value % 2};
+  }
+  Value packFp8x4(OpBuilder &, Location, ArrayRef<Value>, Type) const override {
+    notYet("packFp8x4", 11);
+  }
+  Value permuteBytes(OpBuilder &, Location, Value, Value,
+                     uint32_t) const override {
+    notYet("permuteBytes", 11);
+  }
+
+  Value shuffleXor(OpBuilder &b, Location loc, Value v,
+                   int64_t mask) const override {
+    return gpu::ShuffleOp::create(b, loc, v, static_cast<int32_t>(mask),
+                                  static_cast<int32_t>(waveSize()),
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  Value broadcastFirstLane(OpBuilder &b, Location loc, Value v) const override {
+    return gpu::ShuffleOp::create(b, loc, v, /*offset=*/0,
+                                  static_cast<int32_t>(waveSize()),
+                                  gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  }
+  SmallVector<int64_t> rowReduceXorMasks() const override { return {1, 2}; }
+  void barrier(OpBuilder &b, Location loc) const override {
+    gpu::BarrierOp::create(b, loc);
+  }
+
+private:
+  [[noreturn]] void notYet(StringRef method, int step) const {
+    llvm::reportFatalInternalError(
+        Twine("TargetInfo::") + method + " (sm_90) is written with step " +
+        Twine(step) + " of GPU_LOWERING.md section 7; not implemented yet");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> mlir::fmha::createNVVMTargetInfo(StringRef chip) {
+  if (chip == "sm_90")
+    return std::make_unique<NVVMTargetInfo>();
+  return nullptr;
+}
