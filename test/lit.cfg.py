@@ -19,7 +19,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fmha_tools_dir, config.llvm_tools_dir]
-tools = ["fmha-opt", "fmha-run"]
+tools = ["fmha-opt", "fmha-run", "fmha-elf-manifest", "llvm-readelf", "llvm-objdump"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.fmha_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -36,3 +36,10 @@ if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and all(
     config.available_features.add("mlir-runner")
     config.substitutions.extend(runner_libs.items())
     llvm_config.add_tool_substitutions(["mlir-runner"], [config.llvm_tools_dir])
+
+# HSACO tests: the build tree's toolkit folder (llvm/bin/ld.lld), made by
+# cmake/FmhaToolkit.cmake when ld.lld exists.
+fmha_toolkit_dir = getattr(config, "fmha_toolkit_dir", "")  # empty: ld.lld not found
+if fmha_toolkit_dir:
+    config.available_features.add("ld.lld")
+    config.substitutions.append(("%fmha_toolkit", fmha_toolkit_dir))

@@ -3,6 +3,7 @@
 #include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 #include "fmha/Pipelines/Pipelines.h"
+#include "fmha/Target/AMDGPU.h"
 #include "fmha/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,6 +16,8 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
+  // Translations and ConvertToLLVM interfaces, so gpu-module-to-binary runs.
+  mlir::fmha::registerAMDGPUTargetDependencies(registry);
   mlir::registerAllPasses();
   mlir::fmha::registerFmhaPasses();
   mlir::fmha::registerFmhaConversionPasses();

@@ -1,0 +1,143 @@
+//===- fmha-elf-manifest.cpp - print the kernel manifest of an HSACO ------===//
+//
+// fmha-elf-manifest FILE.hsaco
+//   prints the JSON manifest (fmha/Target/AMDGPU.h, toJson) read from the
+//   code object's NT_AMDGPU_METADATA note.
+// fmha-elf-manifest --from-mlir FILE.mlir --chip gfx942 -o OUT.hsaco
+//   serializes the one gpu.module of FILE.mlir with serializeToHsaco, writes
+//   the code object, and prints its manifest; --isa-out also writes the
+//   AMDGCN assembly of the same pipeline (serializeToIsa).
+// The MLIR context holds only what registerAMDGPUTargetDependencies adds, so
+// this tool also checks that the library's documented registry suffices.
+// Exit: 0 success, 1 invalid input or failed compilation, 2 usage error.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/ToolkitConfig.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("fmha-elf-manifest options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.hsaco>"),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    fromMlir("from-mlir",
+             cl::desc("Serialize the gpu.module of this MLIR file first"),
+             cl::value_desc("FILE.mlir"), cl::cat(category));
+static cl::opt<std::string> chip("chip", cl::desc("AMDGPU chip (--from-mlir)"),
+                                 cl::init("gfx942"), cl::cat(category));
+static cl::opt<std::string>
+    features("features", cl::desc("Target features, e.g. +sramecc,-xnack"),
+             cl::init(""), cl::cat(category));
+static cl::opt<std::string> toolkit(
+    "toolkit",
+    cl::desc("Folder holding llvm/bin/ld.lld (default: the build tree's)"),
+    cl::init(FMHA_DEFAULT_ROCM_TOOLKIT), cl::cat(category));
+static cl::opt<std::string>
+    outputFile("o", cl::desc("Write the code object here (--from-mlir)"),
+               cl::value_desc("OUT.hsaco"), cl::cat(category));
+static cl::opt<std::string>
+    isaFile("isa-out", cl::desc("Also write the AMDGCN assembly (--from-mlir)"),
+            cl::value_desc("OUT.s"), cl::cat(category));
+
+static int usageError(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "fmha-elf-manifest") << message << "\n";
+  return 2;
+}
+
+static int inputError(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "fmha-elf-manifest") << message << "\n";
+  return 1;
+}
+
+static bool writeFile(StringRef path, StringRef bytes) {
+  std::string error;
+  auto out = openOutputFile(path, &error);
+  if (!out) {
+    inputError(error);
+    return false;
+  }
+  out->os() << bytes;
+  out->keep();
+  return true;
+}
+
+/// Serializes the gpu.module of `path`; returns the code object bytes.
+static FailureOr<SmallVector<char>> compile(StringRef path) {
+  DialectRegistry registry;
+  fmha::registerAMDGPUTargetDependencies(registry);
+  MLIRContext context(registry);
+  // The errors point into FILE.mlir; the lowered op dumps would drown them.
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(path, sourceMgr, &context);
+  if (!module)
+    return failure();
+
+  fmha::AMDGPUTargetOptions options;
+  options.chip = chip;
+  options.features = features;
+  if (!isaFile.empty()) {
+    FailureOr<std::string> isa = fmha::serializeToIsa(*module, options);
+    if (failed(isa) || !writeFile(isaFile, *isa))
+      return failure();
+  }
+  return fmha::serializeToHsaco(*module, toolkit, options);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv, "Print the JSON kernel manifest of an AMDGPU code object\n");
+
+  if (fromMlir.empty() == inputFile.empty())
+    return usageError("give either FILE.hsaco or --from-mlir FILE.mlir");
+  if (fromMlir.empty() && (!outputFile.empty() || !isaFile.empty()))
+    return usageError("-o and --isa-out need --from-mlir");
+
+  SmallVector<char> elf;
+  if (!fromMlir.empty()) {
+    FailureOr<SmallVector<char>> bytes = compile(fromMlir);
+    if (failed(bytes))
+      return 1;
+    elf = std::move(*bytes);
+    if (!outputFile.empty() &&
+        !writeFile(outputFile, StringRef(elf.data(), elf.size())))
+      return 1;
+  } else {
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (!buffer)
+      return inputError("cannot read '" + inputFile +
+                        "': " + buffer.getError().message());
+    StringRef bytes = (*buffer)->getBuffer();
+    elf.assign(bytes.begin(), bytes.end());
+  }
+
+  llvm::Expected<fmha::KernelManifest> manifest =
+      fmha::readAmdgpuManifestOrError(elf);
+  if (!manifest)
+    return inputError("'" + (fromMlir.empty() ? inputFile : fromMlir) +
+                      "': " + llvm::toString(manifest.takeError()));
+  llvm::outs() << fmha::toJson(*manifest);
+  return 0;
+}
