@@ -2,7 +2,10 @@
 #ifndef FMHA_CONVERSION_PASSES_H
 #define FMHA_CONVERSION_PASSES_H
 
+#include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
 #include "fmha/Conversion/FmhaToHost/FmhaToHost.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

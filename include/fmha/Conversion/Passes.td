@@ -39,4 +39,49 @@ def ConvertFmhaToHost : Pass<"convert-fmha-to-host"> {
   ];
 }
 
+
+def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Outline the tiled grid as a GPU kernel (part 1 of the GPU lowering)";
+  let description = [{
+    Step 3 of docs/GPU_LOWERING.md: every grid fmha-tile wrote (an
+    `scf.forall` carrying `fmha.config`) becomes a `gpu.func` kernel in
+    `gpu.module @fmha_kernels` with the chip's target attribute, and the host
+    function launches it with `gpu.launch_func` over (q tiles, query heads,
+    sequences) blocks of warps x wave_size threads (`known_block_size`).
+    `gpu.block_id x/y/z` replace the grid's induction variables; no
+    `gpu.block_dim` / `gpu.grid_dim` is used (on AMDGPU they need device
+    libraries). Values the grid captures become kernel arguments (constants
+    are cloned in). The tile ops stay in the body: later parts of the
+    conversion give them lanes, registers and shared memory through the
+    chip's TargetInfo. A grid whose config names another chip is an error.
+
+    Before:
+    ```mlir
+    func.func @f(%q: memref<...>, ...) {
+      scf.forall (%qt, %h, %b) in (%n, 32, %B) { ...tile ops... } {fmha.config = #fmha.config<chip = "gfx942", ...>}
+    }
+    ```
+    After:
+    ```mlir
+    module attributes {gpu.container_module} {
+      gpu.module @fmha_kernels [#rocdl.target<chip = "gfx942">] {
+        gpu.func @f_kernel(%q: memref<...>, ...) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+          %qt = gpu.block_id x ...
+          gpu.return
+        }
+      }
+      func.func @f(...) {
+        gpu.launch_func @fmha_kernels::@f_kernel blocks in (%n, %c32, %B) threads in (%c256, %c1, %c1) args(...)
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target: gfx942, gfx950 or sm_90">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // FMHA_CONVERSION_PASSES_TD

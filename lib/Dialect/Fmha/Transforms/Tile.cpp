@@ -107,6 +107,9 @@ void TiledFormBuilder::build() {
   auto grid = scf::ForallOp::create(
       b, ArrayRef<OpFoldResult>{numQTiles, b.getIndexAttr(op.getNumQHeads()), batch},
       ValueRange{}, std::nullopt);
+  // The GPU conversion outlines this grid as the kernel; the config tells it
+  // the chip and the workgroup size.
+  grid->setAttr(kGridConfigAttr, cfg);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(grid.getBody());
   buildGridPoint(grid.getInductionVar(0), grid.getInductionVar(1),

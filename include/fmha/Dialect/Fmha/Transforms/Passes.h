@@ -18,6 +18,8 @@ namespace fmha {
 /// iter_args are the running row max m, row sum l and accumulator o; passes
 /// that carry more state (the page-id prefetch) append after them.
 inline constexpr const char *kKVLoopAttr = "fmha.kv_loop";
+/// The #fmha.config fmha-tile leaves on the grid (scf.forall) it writes.
+inline constexpr const char *kGridConfigAttr = "fmha.config";
 enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };
 
 /// The config fmha-select-config picks for `op` on `chip`, or a diagnostic on

@@ -1,0 +1,160 @@
+//===- FmhaToGPU.cpp - convert-fmha-to-gpu (part 1: outlining) --------------===//
+//
+// The grid of the tiled form becomes a kernel: one workgroup per (q tile,
+// query head, sequence), block ids for the grid's induction variables. The
+// tile ops inside are left for the later parts of the conversion, which give
+// them lanes, registers and shared memory through the chip's TargetInfo.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
+#include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+#include "fmha/Conversion/Passes.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <limits>
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_CONVERTFMHATOGPU
+#include "fmha/Conversion/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+FailureOr<gpu::GPUFuncOp>
+mlir::fmha::outlineGrid(RewriterBase &rw, scf::ForallOp grid,
+                        gpu::GPUModuleOp kernels, StringRef kernelName,
+                        int64_t threads) {
+  if (grid.getRank() != 3 || !grid.getOutputs().empty())
+    return grid.emitOpError("fmha grid must be a 3-d scf.forall without outputs"),
+           failure();
+  Location loc = grid.getLoc();
+
+  // What the body captures: constants are cloned in, the rest are arguments.
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(grid.getRegion(), captured);
+  SmallVector<Value> args;
+  SmallVector<Operation *> clones;
+  for (Value v : captured) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>())
+      clones.push_back(def);
+    else
+      args.push_back(v);
+  }
+  // A stable ABI: the function's own arguments first, in their order (the
+  // op's operand order), then values computed on the host.
+  auto rank = [](Value v) -> int64_t {
+    auto ba = dyn_cast<BlockArgument>(v);
+    return ba && ba.getOwner()->isEntryBlock() ? ba.getArgNumber()
+                                               : std::numeric_limits<int64_t>::max();
+  };
+  llvm::stable_sort(args, [&](Value a, Value b) { return rank(a) < rank(b); });
+
+  // The kernel.
+  rw.setInsertionPointToEnd(kernels.getBody());
+  auto fnType = rw.getFunctionType(ValueRange(args).getTypes(), {});
+  auto kernel = gpu::GPUFuncOp::create(rw, loc, kernelName, fnType);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), rw.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      rw.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  Block &entry = kernel.getBody().front();
+  rw.setInsertionPointToStart(&entry);
+  IRMapping map;
+  for (auto [v, arg] : llvm::zip(args, entry.getArguments()))
+    map.map(v, arg);
+  for (Operation *c : clones)
+    rw.clone(*c, map);
+  gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                           gpu::Dimension::z};
+  for (auto [iv, dim] : llvm::zip(grid.getInductionVars(), dims))
+    map.map(iv, gpu::BlockIdOp::create(rw, loc, dim));
+  for (Operation &op : grid.getBody()->without_terminator())
+    rw.clone(op, map);
+  gpu::ReturnOp::create(rw, loc);
+
+  // The launch replaces the grid.
+  rw.setInsertionPoint(grid);
+  SmallVector<Value> blocks;
+  for (OpFoldResult ub : grid.getMixedUpperBound())
+    blocks.push_back(getValueOrCreateConstantIndexOp(rw, loc, ub));
+  Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+  Value nThreads = arith::ConstantIndexOp::create(rw, loc, threads);
+  gpu::LaunchFuncOp::create(rw, loc, kernel,
+                            gpu::KernelDim3{blocks[0], blocks[1], blocks[2]},
+                            gpu::KernelDim3{nThreads, one, one},
+                            /*dynamicSharedMemorySize=*/Value(), args);
+  rw.eraseOp(grid);
+  return kernel;
+}
+
+namespace {
+
+struct ConvertFmhaToGPUPass
+    : public fmha::impl::ConvertFmhaToGPUBase<ConvertFmhaToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::unique_ptr<TargetInfo> target = createTargetInfo(chip);
+    if (!target) {
+      module.emitError() << "convert-fmha-to-gpu: unknown chip '" << chip
+                         << "'; expected gfx942, gfx950 or sm_90";
+      return signalPassFailure();
+    }
+    SmallVector<scf::ForallOp> grids;
+    module.walk([&](scf::ForallOp f) {
+      if (f->hasAttr(kGridConfigAttr))
+        grids.push_back(f);
+    });
+    if (grids.empty())
+      return;
+
+    IRRewriter rw(&getContext());
+    rw.setInsertionPointToEnd(module.getBody());
+    auto kernels = dyn_cast_or_null<gpu::GPUModuleOp>(
+        SymbolTable::lookupSymbolIn(module, kKernelModuleName));
+    if (!kernels) {
+      kernels = gpu::GPUModuleOp::create(
+          rw, module.getLoc(), kKernelModuleName,
+          rw.getArrayAttr({target->gpuModuleTarget(&getContext())}));
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    rw.getUnitAttr());
+    SymbolTable symbols(kernels);
+    for (scf::ForallOp grid : grids) {
+      auto cfg = dyn_cast<ConfigAttr>(grid->getAttr(kGridConfigAttr));
+      if (!cfg || cfg.getChip() != chip) {
+        grid.emitOpError() << "was tiled for chip '"
+                           << (cfg ? cfg.getChip() : StringRef("?"))
+                           << "' but convert-fmha-to-gpu targets '" << chip
+                           << "'";
+        return signalPassFailure();
+      }
+      if (cfg.getWaveSize() != target->waveSize()) {
+        grid.emitOpError() << "config wave_size " << cfg.getWaveSize()
+                           << " differs from " << chip << "'s "
+                           << target->waveSize();
+        return signalPassFailure();
+      }
+      auto fn = grid->getParentOfType<FunctionOpInterface>();
+      std::string name = (fn ? fn.getName() : StringRef("fmha")).str() + "_kernel";
+      int64_t threads = cfg.getWarps() * cfg.getWaveSize();
+      FailureOr<gpu::GPUFuncOp> kernel = outlineGrid(rw, grid, kernels, name, threads);
+      if (failed(kernel))
+        return signalPassFailure();
+      symbols.insert(*kernel); // unique name when one function has two grids
+    }
+  }
+};
+
+} // namespace
