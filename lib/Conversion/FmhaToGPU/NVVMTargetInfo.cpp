@@ -82,13 +82,6 @@ public:
     notYet("permuteBytes", 11);
   }
 
-  Value shuffleXor(OpBuilder &b, Location loc, Value v,
-                   int64_t mask) const override {
-    return gpu::ShuffleOp::create(b, loc, v, static_cast<int32_t>(mask),
-                                  static_cast<int32_t>(waveSize()),
-                                  gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  }
   Value broadcastFirstLane(OpBuilder &b, Location loc, Value v) const override {
     return gpu::ShuffleOp::create(b, loc, v, /*offset=*/0,
                                   static_cast<int32_t>(waveSize()),

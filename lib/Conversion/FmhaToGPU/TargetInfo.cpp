@@ -1,10 +1,20 @@
 //===- TargetInfo.cpp - chip name to TargetInfo ---------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
 using namespace mlir;
 using namespace mlir::fmha;
 
 TargetInfo::~TargetInfo() = default;
+
+Value TargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
+                             int64_t mask) const {
+  return gpu::ShuffleOp::create(b, loc, v, static_cast<int32_t>(mask),
+                                static_cast<int32_t>(waveSize()),
+                                gpu::ShuffleMode::XOR)
+      .getShuffleResult();
+}
 
 std::unique_ptr<TargetInfo> mlir::fmha::createTargetInfo(StringRef chip) {
   if (std::unique_ptr<TargetInfo> amd = createAMDGPUTargetInfo(chip))

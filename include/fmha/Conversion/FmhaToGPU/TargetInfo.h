@@ -178,9 +178,10 @@ public:
   /// The value of lane `lane ^ mask` (32-bit types).
   /// AMDGPU: `gpu.shuffle xor %v, mask, 64` (ds_swizzle below 32, ds_bpermute
   /// for 32 on gfx942, v_permlane32_swap on gfx950). NVIDIA: `gpu.shuffle xor
-  /// %v, mask, 32` (shfl.sync.bfly.b32).
+  /// %v, mask, 32` (shfl.sync.bfly.b32). Both are `gpu.shuffle xor` over
+  /// the wave, which is what the base class emits.
   virtual Value shuffleXor(OpBuilder &b, Location loc, Value v,
-                           int64_t mask) const = 0;
+                           int64_t mask) const;
   /// A wave-uniform copy of `v` (lane 0's value).
   /// AMDGPU: `rocdl.readfirstlane` (v_readfirstlane_b32, an SGPR).
   /// NVIDIA: `gpu.shuffle idx %v, 0, 32` (shfl.sync.idx.b32).
