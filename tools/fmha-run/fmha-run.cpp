@@ -411,9 +411,8 @@ int main(int argc, char **argv) {
   if (optJson)
     llvm::outs() << json << "\n";
   else
-    llvm::outs() << (pass ? "PASS" : "FAIL") << " " << req.str()
-                 << "\n  oracle:    " << vsOracle.summary()
-                 << "\n  emulation: " << vsEmu.summary() << "\n";
+    llvm::outs() << (pass ? "PASS" : "FAIL") << " " << req.str() << " | "
+                 << vsOracle.summary() << " | " << vsEmu.summary() << "\n";
 
   if (!optDump.empty()) {
     auto nm = [](ref::DType t) { return std::string(ref::dtypeName(t)); };
