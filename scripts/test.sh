@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, configures, builds, and runs
-# the lit suite (check-fmha) and the unit tests. Exits non-zero on any failure.
+# The whole test suite: installs what is missing (apt-get update, then
+# apt-get install -y of the Debian packages in scripts/lib/setup.sh, skipped
+# when all are present), configures, builds, and runs the lit suite
+# (check-fmha) and the unit tests. Exits non-zero on any failure.
 #   scripts/test.sh            (BUILD_DIR=build by default, JOBS=2)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
