@@ -7,6 +7,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -39,6 +40,11 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
   pm.addPass(createForallToForLoopPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createExpandFp8ArithPass());
+  // bf16 casts as integer code too: without it the JIT may need compiler-rt's
+  // __truncsfbf2, which it cannot resolve.
+  arith::ArithExpandOpsPassOptions expandBf16;
+  expandBf16.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandBf16));
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   VectorTransferToSCFOptions toScf;
   toScf.unroll = true;

@@ -38,6 +38,7 @@ void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
 ///   fmha-fold-exp2-shift fmha-fold-vd-rescale fmha-prefetch-page-ids
 ///   convert-fmha-to-host
 ///   scf-forall-to-for canonicalize fmha-expand-fp8-arith
+///   arith-expand{include-bf16}
 ///   lower-vector-multi-reduction convert-vector-to-scf{full-unroll}
 ///   math-expand-ops{ops=tanh} expand-strided-metadata lower-affine convert-scf-to-cf
 ///   convert-vector-to-llvm convert-math-to-llvm finalize-memref-to-llvm
