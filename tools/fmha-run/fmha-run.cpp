@@ -28,6 +28,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -215,6 +217,16 @@ bool dumpTensors(const std::string &dir, const std::vector<Tensor> &ts,
   return bool(idx);
 }
 
+/// compiler-rt's bf16 conversions (round to nearest even, NaN kept quiet),
+/// for JIT code on CPUs without native bf16 instructions.
+__bf16 truncSfBf2(float x) {
+  uint16_t bits = ref::floatToBf16(x);
+  return __builtin_bit_cast(__bf16, bits);
+}
+float extendBfSf2(__bf16 x) {
+  return ref::bf16ToFloat(__builtin_bit_cast(uint16_t, x));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -307,6 +319,16 @@ int main(int argc, char **argv) {
   auto engine = ExecutionEngine::create(*module, eo);
   if (!engine)
     return fail(3, "JIT: " + llvm::toString(engine.takeError()));
+  // On CPUs without native bf16 conversions the x86 back end legalizes bf16
+  // vector moves through compiler-rt's helpers; the JIT process has none.
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&truncSfBf2),
+                                     llvm::JITSymbolFlags::Exported};
+    map[interner("__extendbfsf2")] = {llvm::orc::ExecutorAddr::fromPtr(&extendBfSf2),
+                                      llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   double compileS =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
