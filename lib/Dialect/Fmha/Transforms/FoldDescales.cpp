@@ -85,7 +85,6 @@ FailureOr<Plan> plan(scf::ForOp loop) {
 void fold(scf::ForOp loop, Plan &p) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  auto f32 = b.getF32Type();
   Value log2e = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LOG2E));
   // With a soft cap, tanh needs the real logit: only log2(e) folds.
   Value sigma = p.softCap ? log2e : arith::MulFOp::create(b, loc, p.scale, log2e);
@@ -143,7 +142,6 @@ void fold(scf::ForOp loop, Plan &p) {
     Value ms = arith::MulFOp::create(b, loc, m, splatTo(b, loc, m.getType(), sigmaLn2));
     use.set(ms);
   }
-  (void)f32;
   loop->setAttr(kFoldedAttr, b.getUnitAttr());
 }
 

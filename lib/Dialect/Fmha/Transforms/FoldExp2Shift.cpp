@@ -90,7 +90,6 @@ FailureOr<Plan> plan(scf::ForOp loop) {
 void fold(Plan &p) {
   Location loc = p.exp->getLoc();
   OpBuilder b(p.exp);
-  auto f32 = b.getF32Type();
   auto tileT = cast<VectorType>(p.exp->getResult(0).getType());
   Value shift = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(p.shift));
   Value arg = p.exp->getOperand(0);
@@ -132,7 +131,6 @@ void fold(Plan &p) {
     Value corrected = arith::SubFOp::create(b, loc, log.getResult(), c);
     log.getResult().replaceAllUsesExcept(corrected, corrected.getDefiningOp());
   }
-  (void)f32;
 }
 
 struct FmhaFoldExp2ShiftPass

@@ -96,7 +96,9 @@ def FmhaFoldDescales : Pass<"fmha-fold-descales"> {
     scalar per tile. Pages smaller than the tile keep kd per column. With a
     soft cap the real logit is needed before tanh, so only log2(e) is folded.
     K and V tiles are never dequantized; vd stays on the P x V result (per
-    tile) or on V's rows (k_scale of the product).
+    tile) or on V's rows (k_scale of the product). Precondition: descales
+    are finite and > 0 (the quantizers floor them at 1e-12 / fp8_max);
+    rowmax(s * kd) = kd * rowmax(s) needs kd > 0.
 
     Before:
     ```mlir
