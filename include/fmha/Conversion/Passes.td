@@ -78,10 +78,16 @@ def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target: gfx942, gfx950 or sm_90">
+           "Target: gfx942, gfx950 or sm_90">,
+    Option<"lowerTiles", "lower-tiles", "bool", /*default=*/"true",
+           "Lower the tile ops to one lane's code and the flat ABI (parts 2-5); "
+           "false stops after outlining">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect", "::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // FMHA_CONVERSION_PASSES_TD

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -33,8 +35,16 @@ public:
   }
   unsigned sharedAddressSpace() const override { return 3; }
   int64_t sharedMemoryBytesPerBlock() const override { return ldsBytes; }
-  void setKernelAttrs(gpu::GPUFuncOp, int64_t, int64_t) const override {
-    notYet("setKernelAttrs", 3);
+  void setKernelAttrs(gpu::GPUFuncOp f, int64_t threads,
+                      int64_t minWavesPerSimd) const override {
+    Builder b(f.getContext());
+    f.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+    f->setAttr("rocdl.waves_per_eu",
+               b.getI32IntegerAttr(static_cast<int32_t>(minWavesPerSimd)));
+    // exp2 is rocdl.exp2 (a bare v_exp_f32) whatever the mode; preserve-sign
+    // keeps any llvm.intr.exp2 that later passes may form just as bare.
+    f->setAttr("denormal_fp_math_f32", b.getStringAttr("preserve-sign"));
   }
 
   std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
@@ -61,8 +71,11 @@ public:
     int64_t g = (key >> 3) & 3, h = (key >> 2) & 1; // (g1 g0 h) -> (h g1 g0)
     return (key & ~int64_t(0x1C)) | (h << 4) | (g << 2);
   }
-  Value mma(OpBuilder &, Location, Value, Value, Value) const override {
-    notYet("mma", 5);
+  Value mma(OpBuilder &b, Location loc, Value a, Value bv,
+            Value acc) const override {
+    return amdgpu::MFMAOp::create(b, loc, acc.getType(), 32, 32, k,
+                                  /*blocks=*/1, a, bv, acc)
+        .getResult();
   }
 
   Value exp2(OpBuilder &b, Location loc, Value x) const override {
@@ -74,8 +87,23 @@ public:
   Fp8PackSlot packFp8x4Slot(int64_t value) const override {
     return {value / 2, value % 2};
   }
-  Value packFp8x4(OpBuilder &, Location, ArrayRef<Value>, Type) const override {
-    notYet("packFp8x4", 6);
+  Value packFp8x4(OpBuilder &b, Location loc, ArrayRef<Value> v,
+                  Type) const override {
+    // v_cvt_pk_fp8_f32 converts to the chip's own fp8 flavour (FNUZ on
+    // gfx942, OCP on gfx950); the config verifier pins the type to the chip.
+    Type i32 = b.getI32Type();
+    Value word = LLVM::PoisonOp::create(b, loc, i32);
+    for (int64_t half = 0; half < 2; ++half) {
+      Value src[2];
+      for (int64_t i = 0; i < 4; ++i) {
+        Fp8PackSlot s = packFp8x4Slot(i);
+        if (s.half == half)
+          src[s.src] = v[i];
+      }
+      word = ROCDL::CvtPkFp8F32Op::create(b, loc, i32, src[0], src[1], word,
+                                          /*wordSel=*/half == 1);
+    }
+    return word;
   }
   Value permuteBytes(OpBuilder &, Location, Value, Value,
                      uint32_t) const override {

@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -98,6 +100,32 @@ mlir::fmha::outlineGrid(RewriterBase &rw, scf::ForallOp grid,
   return kernel;
 }
 
+void mlir::fmha::flattenLaunchOperands(RewriterBase &rw,
+                                       gpu::LaunchFuncOp launch) {
+  OpBuilder::InsertionGuard g(rw);
+  rw.setInsertionPoint(launch);
+  Location loc = launch.getLoc();
+  auto ptrT = LLVM::LLVMPointerType::get(rw.getContext(), 1);
+  SmallVector<Value> flat;
+  for (Value v : launch.getKernelOperands()) {
+    auto mt = dyn_cast<MemRefType>(v.getType());
+    if (!mt) {
+      flat.push_back(v);
+      continue;
+    }
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, v);
+    Value i64 = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), base);
+    flat.push_back(LLVM::IntToPtrOp::create(rw, loc, ptrT, i64));
+    for (int64_t d = 0; d < mt.getRank(); ++d)
+      if (mt.isDynamicDim(d)) {
+        Value dim = memref::DimOp::create(rw, loc, v, d);
+        flat.push_back(arith::IndexCastOp::create(rw, loc, rw.getI64Type(), dim));
+      }
+  }
+  rw.modifyOpInPlace(launch,
+                     [&] { launch.getKernelOperandsMutable().assign(flat); });
+}
+
 namespace {
 
 struct ConvertFmhaToGPUPass
@@ -149,10 +177,21 @@ struct ConvertFmhaToGPUPass
       auto fn = grid->getParentOfType<FunctionOpInterface>();
       std::string name = (fn ? fn.getName() : StringRef("fmha")).str() + "_kernel";
       int64_t threads = cfg.getWarps() * cfg.getWaveSize();
+      Operation *next = grid->getNextNode();
       FailureOr<gpu::GPUFuncOp> kernel = outlineGrid(rw, grid, kernels, name, threads);
       if (failed(kernel))
         return signalPassFailure();
       symbols.insert(*kernel); // unique name when one function has two grids
+      if (!lowerTiles)
+        continue;
+      target->setKernelAttrs(*kernel, threads, /*minWavesPerSimd=*/2);
+      if (failed(lowerKernelTiles(*kernel, *target, cfg)))
+        return signalPassFailure();
+      auto launch = dyn_cast_or_null<gpu::LaunchFuncOp>(
+          next ? next->getPrevNode() : nullptr);
+      if (!launch)
+        return signalPassFailure();
+      flattenLaunchOperands(rw, launch);
     }
   }
 };

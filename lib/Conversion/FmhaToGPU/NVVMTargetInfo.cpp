@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -20,6 +22,16 @@ using namespace mlir;
 using namespace mlir::fmha;
 
 namespace {
+
+LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type res,
+                            ValueRange operands, const Twine &text,
+                            StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, res, operands, b.getStringAttr(text), b.getStringAttr(constraints),
+      /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr(), ArrayAttr());
+}
 
 class NVVMTargetInfo final : public TargetInfo {
 public:
@@ -33,8 +45,11 @@ public:
   /// Static `workgroup` attributions are capped at 48 KiB (ptxas); more needs
   /// dynamic shared memory and the launcher's opt-in (up to 227 KiB).
   int64_t sharedMemoryBytesPerBlock() const override { return 48 * 1024; }
-  void setKernelAttrs(gpu::GPUFuncOp, int64_t, int64_t) const override {
-    notYet("setKernelAttrs", 11);
+  void setKernelAttrs(gpu::GPUFuncOp f, int64_t threads,
+                      int64_t) const override {
+    Builder b(f.getContext());
+    f.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   }
 
   std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
@@ -61,8 +76,38 @@ public:
     int64_t t = (key >> 1) & 3, b1 = (key >> 3) & 1;
     return (key & ~int64_t(0xF)) | (t << 2) | (b1 << 1) | (key & 1);
   }
-  Value mma(OpBuilder &, Location, Value, Value, Value) const override {
-    notYet("mma", 11);
+  Value mma(OpBuilder &b, Location loc, Value a, Value bv,
+            Value acc) const override {
+    // a: 16 fp8 -> 4 x b32, b: 8 fp8 -> 2 x b32, acc: 4 x f32.
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    SmallVector<Value> ins;
+    auto words = [&](Value v, int64_t n) {
+      Value bytes = arith::BitcastOp::create(
+          b, loc, VectorType::get({4 * n}, b.getI8Type()), v);
+      Value w = vector::BitCastOp::create(b, loc, VectorType::get({n}, i32),
+                                          bytes);
+      for (int64_t i = 0; i < n; ++i)
+        ins.push_back(vector::ExtractOp::create(b, loc, w, i));
+    };
+    words(a, 4);
+    words(bv, 2);
+    for (int64_t i = 0; i < 4; ++i)
+      ins.push_back(vector::ExtractOp::create(b, loc, acc, i));
+    auto resT = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                 {f32, f32, f32, f32});
+    std::string ty = isa<Float8E5M2Type>(
+                         cast<VectorType>(a.getType()).getElementType())
+                         ? "e5m2"
+                         : "e4m3";
+    auto asmOp = inlineAsm(
+        b, loc, resT, ins,
+        "mma.sync.aligned.m16n8k32.row.col.f32." + ty + "." + ty +
+            ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
+        "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f");
+    SmallVector<Value> outs;
+    for (int64_t i = 0; i < 4; ++i)
+      outs.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+    return vector::FromElementsOp::create(b, loc, acc.getType(), outs);
   }
 
   Value exp2(OpBuilder &b, Location loc, Value x) const override {
@@ -74,8 +119,27 @@ public:
   Fp8PackSlot packFp8x4Slot(int64_t value) const override {
     return {value / 2, 1 - value % 2};
   }
-  Value packFp8x4(OpBuilder &, Location, ArrayRef<Value>, Type) const override {
-    notYet("packFp8x4", 11);
+  Value packFp8x4(OpBuilder &b, Location loc, ArrayRef<Value> v,
+                  Type fp8) const override {
+    // cvt.rn.satfinite.e4m3x2.f32 d, a, b puts a in the upper byte.
+    std::string ty = isa<Float8E5M2Type>(fp8) ? "e5m2" : "e4m3";
+    Type i16 = b.getI16Type(), i32 = b.getI32Type();
+    Value halves[2];
+    for (int64_t half = 0; half < 2; ++half) {
+      Value src[2];
+      for (int64_t i = 0; i < 4; ++i) {
+        Fp8PackSlot s = packFp8x4Slot(i);
+        if (s.half == half)
+          src[s.src] = v[i];
+      }
+      auto asmOp = inlineAsm(b, loc, i16, ValueRange{src[0], src[1]},
+                             "cvt.rn.satfinite." + ty + "x2.f32 $0, $1, $2;",
+                             "=h,f,f");
+      halves[half] = arith::ExtUIOp::create(b, loc, i32, asmOp.getResult(0));
+    }
+    Value hi = arith::ShLIOp::create(
+        b, loc, halves[1], arith::ConstantIntOp::create(b, loc, i32, 16));
+    return arith::OrIOp::create(b, loc, halves[0], hi);
   }
   Value permuteBytes(OpBuilder &, Location, Value, Value,
                      uint32_t) const override {

@@ -1,4 +1,4 @@
-// RUN: fmha-opt %fmha_src_root/examples/default_request.mlir --fmha-select-config=chip=gfx942 --fmha-tile --fmha-fold-descales --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s
+// RUN: fmha-opt %fmha_src_root/examples/default_request.mlir --fmha-select-config=chip=gfx942 --fmha-tile --fmha-fold-descales --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids --convert-fmha-to-gpu="chip=gfx942 lower-tiles=false" | FileCheck %s
 
 // The default request's grid becomes one gfx942 kernel of 4 waves of 64
 // lanes, launched over (q tiles, 32 query heads, sequences) workgroups. The

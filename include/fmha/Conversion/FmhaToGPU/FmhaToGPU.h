@@ -22,6 +22,22 @@ FailureOr<gpu::GPUFuncOp> outlineGrid(RewriterBase &rewriter,
                                       gpu::GPUModuleOp kernels,
                                       StringRef kernelName, int64_t threads);
 
+class ConfigAttr;
+
+/// Parts 2-5: rewrites the body of an outlined kernel from whole-tile vectors
+/// to one lane's code (MMA atoms, LDS staging, row reductions across lanes,
+/// fp8 P packed from the score accumulators) and gives it the flat ABI: one
+/// `!llvm.ptr<1>` per memref argument followed by one i64 per dynamic size of
+/// it. Emits an error naming the op and returns failure on anything the GPU
+/// lowering does not take.
+LogicalResult lowerKernelTiles(gpu::GPUFuncOp kernel, const TargetInfo &ti,
+                               ConfigAttr cfg);
+
+/// Rewrites the operands of a launch of a kernel whose memrefs were flattened
+/// by lowerKernelTiles: each memref becomes its aligned pointer and its
+/// dynamic sizes.
+void flattenLaunchOperands(RewriterBase &rewriter, gpu::LaunchFuncOp launch);
+
 } // namespace fmha
 } // namespace mlir
 

@@ -52,9 +52,11 @@ std::optional<int64_t> tileSizeOf(Value v, scf::ForOp loop) {
 /// regions are left alone: hoisting them would load ids a guarded path never
 /// asked for. After a rewrite no page_ids is computed from iv any more, which
 /// is what makes the pass idempotent.
-SmallVector<Candidate> findCandidates(scf::ForOp loop) {
+SmallVector<Candidate> findCandidates(scf::ForOp loop, bool perToken) {
   SmallVector<Candidate> found;
   for (auto ids : loop.getBody()->getOps<PageIdsOp>()) {
+    if (!perToken && isa<VectorType>(ids.getIds().getType()))
+      continue;
     std::optional<int64_t> c = tileSizeOf(ids.getTileStart(), loop);
     if (!c || *c <= 0 || !loop.isDefinedOutsideOfLoop(ids.getPages()) ||
         !loop.isDefinedOutsideOfLoop(ids.getSeqLen()))
@@ -92,6 +94,7 @@ SmallVector<Value> loadTile(OpBuilder &b, Location loc, const Candidate &cand,
 
 struct FmhaPrefetchPageIdsPass
     : public fmha::impl::FmhaPrefetchPageIdsBase<FmhaPrefetchPageIdsPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
@@ -104,7 +107,7 @@ struct FmhaPrefetchPageIdsPass
   }
 
   LogicalResult prefetch(scf::ForOp loop) {
-    SmallVector<Candidate> cands = findCandidates(loop);
+    SmallVector<Candidate> cands = findCandidates(loop, perToken);
     if (cands.empty())
       return success();
     IRRewriter rw(loop.getContext());

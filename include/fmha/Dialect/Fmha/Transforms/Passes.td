@@ -200,7 +200,8 @@ def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
     iter_args appended after m, l, o. The gathers and MMAs of tile t then use
     the carried values, so the page-table load of tile t+1 overlaps tile t's
     work (docs/SPEC.md section 5). A uniform (i32) id stays one id per tile;
-    per-token ids (vector<BlockN x i32>) stay per token.
+    per-token ids (vector<BlockN x i32>) stay per token, or stay where they
+    are with `per-token=false`.
 
     No page-table entry past the sequence's last page is read: `page_ids`
     gives -1 and reads nothing for tokens at or past seq_len (the tile after
@@ -237,6 +238,12 @@ def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
     } {fmha.kv_loop}
     ```
   }];
+  let options = [
+    Option<"perToken", "per-token", "bool", /*default=*/"true",
+           "Also prefetch per-token ids (vector<BlockN x i32>) and their "
+           "descales. The GPU lowering sets it false: per-token ids are "
+           "per-lane loads there, and carrying them would cost registers">
+  ];
   let dependentDialects = [
     "::mlir::fmha::FmhaDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect"
