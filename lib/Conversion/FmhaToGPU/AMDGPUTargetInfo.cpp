@@ -114,6 +114,12 @@ public:
     return ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v);
   }
   SmallVector<int64_t> rowReduceXorMasks() const override { return {32}; }
+  void schedulingFence(OpBuilder &b, Location loc) const override {
+    amdgpu::SchedBarrierOp::create(
+        b, loc,
+        amdgpu::sched_barrier_opt_enumAttr::get(
+            b.getContext(), amdgpu::sched_barrier_opt_enum::mfma_wmma));
+  }
   void barrier(OpBuilder &b, Location loc) const override {
     gpu::BarrierOp::create(b, loc);
   }

@@ -109,9 +109,10 @@ struct KVStage {
 
 /// A 2-d tile in accumulator layout, or a special operand.
 struct Tile2D {
-  enum Kind { Acc, RowBcast, QOperand, KV, P } kind = Acc;
+  enum Kind { Acc, RowBcast, QOperand, KV, P, AffineIdx, Mask } kind = Acc;
   SmallVector<Value> parts; // Acc/P: per atom vectors; RowBcast: per slot;
-                            // QOperand: per k step operand
+                            // QOperand: per k step operand; AffineIdx: the
+                            // base b of element (j, v) = b + j*atomN + nReg[v]
   Type fp8;                 // P: the fp8 type
   KVStage kv;
 };
@@ -142,6 +143,18 @@ struct Lowering {
   DenseMap<Value, SmallVector<Value>> rows;    // 1-d, row form
   DenseMap<Value, SmallVector<Value>> cols;    // 1-d, col form
   DenseMap<Value, Operation *> perTokenIds;    // vector page_ids -> op
+  // Column index vectors kept symbolic: element (j, v) = base + j*atomN +
+  // nReg[v]. A compare against them becomes constants vs one scalar, so no
+  // per-element index registers live across the KV loop.
+  DenseMap<Value, Value> affCol;               // 1-d index vector -> base
+  DenseMap<Value, Value> splat;                // vector -> its uniform scalar
+  /// A mask over symbolic columns as bounds on the column constants C of
+  /// each atom: lb <= C <= ub (either may be absent). Two bounds joined by
+  /// andi give one compare pair instead of two compares and an and.
+  struct Bounds {
+    SmallVector<Value> lb, ub; // per atom vector<accPerLane x i32>
+  };
+  DenseMap<Value, Bounds> bounds;
   bool ldsWritten = false, ldsRead = false;
   SmallVector<std::pair<int64_t, Value>> ldsBuffers;
   std::string error;
@@ -222,15 +235,6 @@ struct Lowering {
   Value colOf(int64_t j, int64_t v) {
     return arith::AddIOp::create(b, nLaneV, cI32(b, j * atomN + nReg[v]));
   }
-  /// vector<accPerLane x i32> of the columns of atom j.
-  Value colVector(int64_t j) {
-    SmallVector<int32_t> c;
-    for (int64_t v = 0; v < accPerLane(); ++v)
-      c.push_back(static_cast<int32_t>(j * atomN + nReg[v]));
-    VectorType t = VectorType::get({accPerLane()}, b.getI32Type());
-    Value cst = arith::ConstantOp::create(b, t, b.getI32VectorAttr(c));
-    return arith::AddIOp::create(b, cst, vector::BroadcastOp::create(b, t, nLaneV));
-  }
   /// vector<accPerLane x T> whose element v is the row slot value of v.
   Value rowsToAcc(ArrayRef<Value> slotVals) {
     VectorType t = VectorType::get({accPerLane()}, slotVals[0].getType());
@@ -240,6 +244,59 @@ struct Lowering {
     for (int64_t v = 0; v < accPerLane(); ++v)
       e.push_back(slotVals[slotOfReg[v]]);
     return vector::FromElementsOp::create(b, t, e);
+  }
+
+  /// The constant column offsets of atom j.
+  Value colConst(int64_t j) {
+    SmallVector<int32_t> c;
+    for (int64_t v = 0; v < accPerLane(); ++v)
+      c.push_back(static_cast<int32_t>(j * atomN + nReg[v]));
+    VectorType t = VectorType::get({accPerLane()}, b.getI32Type());
+    return arith::ConstantOp::create(b, t, b.getI32VectorAttr(c));
+  }
+  Value materializeAffine(Value base, int64_t j) {
+    VectorType t = VectorType::get({accPerLane()}, b.getI32Type());
+    return arith::AddIOp::create(b, colConst(j),
+                                 vector::BroadcastOp::create(b, t, base));
+  }
+  /// The mask lb <= C <= ub of atom j.
+  Value maskOfAtom(const Bounds &bd, int64_t j) {
+    Value c = colConst(j), m;
+    if (!bd.lb.empty())
+      m = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, c, bd.lb[j]);
+    if (!bd.ub.empty()) {
+      Value u = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, c, bd.ub[j]);
+      m = m ? Value(arith::AndIOp::create(b, m, u)) : u;
+    }
+    return m;
+  }
+  bool hasCol(Value v) { return cols.count(v) || affCol.count(v); }
+  SmallVector<Value> colsOf(Value v) {
+    if (cols.count(v))
+      return cols[v];
+    int64_t n = cast<VectorType>(v.getType()).getDimSize(0) / atomN;
+    SmallVector<Value> out;
+    for (int64_t j = 0; j < n; ++j)
+      out.push_back(materializeAffine(affCol[v], j));
+    return out;
+  }
+  /// Accumulator-layout parts of a 2-d value (materializes symbolic ones).
+  SmallVector<Value> accParts(Value v) {
+    Tile2D &t = tiles[v];
+    if (t.kind == Tile2D::Mask) {
+      const Bounds &bd = bounds[v];
+      SmallVector<Value> out;
+      for (size_t j = 0; j < std::max(bd.lb.size(), bd.ub.size()); ++j)
+        out.push_back(maskOfAtom(bd, j));
+      return out;
+    }
+    if (t.kind != Tile2D::AffineIdx)
+      return t.parts;
+    int64_t n = cast<VectorType>(v.getType()).getDimSize(1) / atomN;
+    SmallVector<Value> out;
+    for (int64_t j = 0; j < n; ++j)
+      out.push_back(materializeAffine(t.parts[0], j));
+    return out;
   }
 
   //===--- fragment loads: runs of contiguous bytes -----------------------===//
@@ -309,6 +366,43 @@ struct Lowering {
     return arith::BitcastOp::create(b, t.clone(fp8), bytes);
   }
 
+  /// All nK k steps of one MMA operand at once. The contraction index of step
+  /// kk, lane slot k is (k / L) * nK * L + kk * L + k % L for runs of length
+  /// L: a permutation of [0, nK * K) that both operands of the product use
+  /// (free by property P1), which makes each run's bytes over all steps one
+  /// contiguous segment (one wide load instead of nK narrow ones).
+  FailureOr<SmallVector<Value>>
+  loadOperandAllSteps(Operation *at, ArrayRef<Run> runs, int64_t nK, Type fp8,
+                      function_ref<Value(Value, Value, int64_t)> load) {
+    int64_t len = runs[0].len;
+    SmallVector<Value> segs;
+    for (const Run &r : runs) {
+      BitLinear col = r.col;
+      if (col.c0 % len)
+        return fail(at, "operand run start not aligned"), failure();
+      col.c0 *= nK;
+      for (int64_t &c : col.coef) {
+        if (c % len)
+          return fail(at, "operand run start not aligned"), failure();
+        c *= nK;
+      }
+      segs.push_back(load(emitBits(b, r.row, laneV), emitBits(b, col, laneV), nK * len));
+    }
+    SmallVector<Value> steps;
+    for (int64_t kk = 0; kk < nK; ++kk) {
+      SmallVector<Value> pieces;
+      SmallVector<int64_t> mask;
+      for (int64_t i = 0; i < len; ++i)
+        mask.push_back(kk * len + i);
+      for (Value seg : segs)
+        pieces.push_back(vector::ShuffleOp::create(b, seg, seg, mask));
+      Value bytes = concat(pieces);
+      steps.push_back(arith::BitcastOp::create(
+          b, cast<VectorType>(bytes.getType()).clone(fp8), bytes));
+    }
+    return steps;
+  }
+
   //===--- the walk -------------------------------------------------------===//
 
   LogicalResult lowerBlock(Block &from);
@@ -334,6 +428,22 @@ struct Lowering {
   Value pageIdOfKey(PageIdsOp ids, Value key, Value valid);
   int64_t pageSizeOf(Value kscale);
 };
+
+/// x pred y == y swapped(pred) x.
+arith::CmpIPredicate swapped(arith::CmpIPredicate p) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::slt: return P::sgt;
+  case P::sgt: return P::slt;
+  case P::sle: return P::sge;
+  case P::sge: return P::sle;
+  case P::ult: return P::ugt;
+  case P::ugt: return P::ult;
+  case P::ule: return P::uge;
+  case P::uge: return P::ule;
+  default: return p;
+  }
+}
 
 bool is1D(Value v) {
   auto t = dyn_cast<VectorType>(v.getType());
@@ -369,39 +479,148 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
     Type t = laneElemType(resElem);
     st.addTypes(n ? Type(VectorType::get({*n}, t)) : t);
     st.addAttributes(op->getAttrs());
-    return b.create(st)->getResult(0);
+    Operation *created = b.create(st);
+    // Let LLVM fuse the score scaling into FMAs (v_pk_fma_f32).
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(created)) {
+      arith::FastMathFlagsAttr old = fm.getFastMathFlagsAttr();
+      auto flags = old ? old.getValue() : arith::FastMathFlags::none;
+      created->setAttr(fm.getFastMathAttrName(),
+                       arith::FastMathFlagsAttr::get(
+                           b.getContext(), flags | arith::FastMathFlags::contract));
+    }
+    return created->getResult(0);
   };
   Value res = op->getResult(0);
   Type resElem = cast<VectorType>(res.getType()).getElementType();
+  auto isAff2 = [&](Value v) {
+    return is2D(v) && tiles.count(v) && tiles[v].kind == Tile2D::AffineIdx;
+  };
   if (is2D(res)) {
-    Tile2D out;
-    int64_t atoms = -1;
-    for (Value o : op->getOperands())
-      if (is2D(o)) {
-        auto it = tiles.find(o);
-        if (it == tiles.end() || it->second.kind != Tile2D::Acc)
-          return fail(op, "operand is not an accumulator-layout tile");
-        atoms = it->second.parts.size();
+    // Symbolic column indices: base + s stays symbolic; a compare becomes
+    // constants against (other - base).
+    if (auto add = dyn_cast<arith::AddIOp>(op)) {
+      for (int i = 0; i < 2; ++i)
+        if (isAff2(add->getOperand(i)) && splat.count(add->getOperand(1 - i))) {
+          Value base = arith::AddIOp::create(b, tiles[add->getOperand(i)].parts[0],
+                                             splat[add->getOperand(1 - i)]);
+          tiles[res] = Tile2D{Tile2D::AffineIdx, {base}, {}, {}};
+          return success();
+        }
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      Value l = cmp.getLhs(), r = cmp.getRhs();
+      arith::CmpIPredicate pred = cmp.getPredicate();
+      if (!isAff2(l) && isAff2(r)) {
+        std::swap(l, r);
+        pred = swapped(pred);
       }
+      using P = arith::CmpIPredicate;
+      if (isAff2(l) && !isAff2(r) && tiles.count(r) &&
+          llvm::is_contained({P::slt, P::sle, P::sgt, P::sge}, pred)) {
+        Value base = tiles[l].parts[0];
+        VectorType t = VectorType::get({accPerLane()}, b.getI32Type());
+        SmallVector<Value> rp = accParts(r);
+        Bounds bd;
+        for (size_t j = 0; j < rp.size(); ++j) {
+          Value rel = splat.count(r)
+                          ? Value(vector::BroadcastOp::create(
+                                b, t, arith::SubIOp::create(b, splat[r], base)))
+                          : Value(arith::SubIOp::create(
+                                b, rp[j], vector::BroadcastOp::create(b, t, base)));
+          Value one = vector::BroadcastOp::create(b, t, cI32(b, 1));
+          if (pred == P::slt)
+            bd.ub.push_back(arith::SubIOp::create(b, rel, one));
+          else if (pred == P::sle)
+            bd.ub.push_back(rel);
+          else if (pred == P::sgt)
+            bd.lb.push_back(arith::AddIOp::create(b, rel, one));
+          else
+            bd.lb.push_back(rel);
+        }
+        tiles[res] = Tile2D{Tile2D::Mask, {}, {}, {}};
+        bounds[res] = bd;
+        return success();
+      }
+    }
+    if (auto andOp = dyn_cast<arith::AndIOp>(op)) {
+      Value x = andOp.getLhs(), y = andOp.getRhs();
+      if (bounds.count(x) && bounds.count(y)) {
+        Bounds bx = bounds[x], by = bounds[y], bd;
+        auto join = [&](ArrayRef<Value> u, ArrayRef<Value> v, bool lower) {
+          SmallVector<Value> o;
+          if (u.empty() || v.empty())
+            return SmallVector<Value>(u.empty() ? v : u);
+          for (size_t j = 0; j < u.size(); ++j)
+            o.push_back(lower ? Value(arith::MaxSIOp::create(b, u[j], v[j]))
+                              : Value(arith::MinSIOp::create(b, u[j], v[j])));
+          return o;
+        };
+        bd.lb = join(bx.lb, by.lb, true);
+        bd.ub = join(bx.ub, by.ub, false);
+        tiles[res] = Tile2D{Tile2D::Mask, {}, {}, {}};
+        bounds[res] = bd;
+        return success();
+      }
+    }
+    // A select on a mask: each atom's compares right before its selects,
+    // with a scheduling fence between atoms, so masks (SGPR pairs on
+    // AMDGPU) do not pile up.
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      Value c = sel.getCondition();
+      if (is2D(c) && tiles.count(c) && tiles[c].kind == Tile2D::Mask &&
+          tiles.count(sel.getTrueValue()) && tiles.count(sel.getFalseValue())) {
+        SmallVector<Value> tv = accParts(sel.getTrueValue()),
+                           fv = accParts(sel.getFalseValue());
+        Tile2D out;
+        for (size_t j = 0; j < tv.size(); ++j) {
+          Value m = maskOfAtom(bounds[c], j);
+          out.parts.push_back(arith::SelectOp::create(b, m, tv[j], fv[j]));
+          ti.schedulingFence(b, b.getLoc());
+        }
+        tiles[res] = out;
+        return success();
+      }
+    }
+    Tile2D out;
+    SmallVector<SmallVector<Value>> operandParts;
+    int64_t atoms = -1;
+    for (Value o : op->getOperands()) {
+      if (!is2D(o)) {
+        operandParts.push_back({});
+        continue;
+      }
+      auto it = tiles.find(o);
+      if (it == tiles.end() ||
+          (it->second.kind != Tile2D::Acc && it->second.kind != Tile2D::AffineIdx &&
+           it->second.kind != Tile2D::Mask))
+        return fail(op, "operand is not an accumulator-layout tile");
+      operandParts.push_back(accParts(o));
+      atoms = operandParts.back().size();
+    }
     for (int64_t j = 0; j < atoms; ++j) {
       SmallVector<Value> ops;
-      for (Value o : op->getOperands())
-        ops.push_back(is2D(o) ? tiles[o].parts[j] : scalar(o));
+      for (auto [i, o] : llvm::enumerate(op->getOperands()))
+        ops.push_back(is2D(o) ? operandParts[i][j] : scalar(o));
       out.parts.push_back(build(ops, resElem, accPerLane()));
     }
     tiles[res] = out;
     return success();
   }
+  if (auto add = dyn_cast<arith::AddIOp>(op)) {
+    for (int i = 0; i < 2; ++i)
+      if (affCol.count(add->getOperand(i)) && splat.count(add->getOperand(1 - i)))
+        affCol[res] = arith::AddIOp::create(b, affCol[add->getOperand(i)],
+                                            splat[add->getOperand(1 - i)]);
+  }
   // 1-d: every form all vector operands have.
-  bool allRow = true, allCol = true;
+  bool allRow = true, allCol = !affCol.count(res);
   size_t atoms = 0;
   for (Value o : op->getOperands()) {
     if (!is1D(o))
       continue;
     allRow &= rows.count(o) > 0;
-    allCol &= cols.count(o) > 0;
-    if (cols.count(o))
-      atoms = cols[o].size();
+    allCol &= hasCol(o);
+    atoms = cast<VectorType>(o.getType()).getDimSize(0) / atomN;
   }
   if (allRow) {
     SmallVector<Value> out;
@@ -414,16 +633,19 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
     rows[res] = out;
   }
   if (allCol) {
+    SmallVector<SmallVector<Value>> operandCols;
+    for (Value o : op->getOperands())
+      operandCols.push_back(is1D(o) ? colsOf(o) : SmallVector<Value>{});
     SmallVector<Value> out;
     for (size_t j = 0; j < atoms; ++j) {
       SmallVector<Value> ops;
-      for (Value o : op->getOperands())
-        ops.push_back(is1D(o) ? cols[o][j] : scalar(o));
+      for (auto [i, o] : llvm::enumerate(op->getOperands()))
+        ops.push_back(is1D(o) ? operandCols[i][j] : scalar(o));
       out.push_back(build(ops, resElem, accPerLane()));
     }
     cols[res] = out;
   }
-  if (!allRow && !allCol)
+  if (!allRow && !allCol && !affCol.count(res))
     return fail(op, "mixes row and column vectors");
   return success();
 }
@@ -439,6 +661,7 @@ LogicalResult Lowering::lowerConstant(arith::ConstantOp op) {
     v = b.getI32IntegerAttr(cast<IntegerAttr>(v).getInt());
   Value s = arith::ConstantOp::create(b, cast<TypedAttr>(v));
   (void)elem;
+  splat[op] = s;
   VectorType vt = accVecType(t.getElementType());
   Value vec = vector::BroadcastOp::create(b, vt, s);
   if (t.getRank() == 2) {
@@ -460,12 +683,17 @@ LogicalResult Lowering::lowerBroadcast(vector::BroadcastOp op) {
       s = toI32(b, s);
     Value vec = vector::BroadcastOp::create(b, accVecType(t.getElementType()), s);
     int64_t n = t.getShape().back() / atomN;
+    splat[op] = s;
     if (t.getRank() == 2) {
       tiles[op] = Tile2D{Tile2D::Acc, SmallVector<Value>(n, vec), {}, {}};
     } else {
       rows[op] = SmallVector<Value>(slots(), s);
       cols[op] = SmallVector<Value>(n, vec);
     }
+    return success();
+  }
+  if (is1D(src) && t.getRank() == 2 && affCol.count(src) && !cols.count(src)) {
+    tiles[op] = Tile2D{Tile2D::AffineIdx, {affCol[src]}, {}, {}};
     return success();
   }
   if (is1D(src) && t.getRank() == 2) {
@@ -492,7 +720,9 @@ LogicalResult Lowering::lowerReduction(vector::MultiDimReductionOp op) {
   auto combine = [&](Value x, Value y) -> Value {
     switch (op.getKind()) {
     case vector::CombiningKind::MAXIMUMF:
-      return arith::MaximumFOp::create(b, x, y);
+      // maxnum: no NaN-propagation code (v_cmp_o + v_cndmask per element);
+      // scores are NaN only for NaN inputs.
+      return arith::MaxNumFOp::create(b, x, y);
     case vector::CombiningKind::MAXNUMF:
       return arith::MaxNumFOp::create(b, x, y);
     case vector::CombiningKind::ADD:
@@ -587,19 +817,20 @@ LogicalResult Lowering::lowerLoadRows(LoadRowsOp op) {
   Value last = arith::SubIOp::create(b, nRows, cI32(b, 1));
   Tile2D out;
   out.kind = Tile2D::QOperand;
-  for (int64_t kk = 0; kk < t.getDimSize(1) / atom.k; ++kk) {
-    out.parts.push_back(loadOperand(*runs, elem, [&](Value r, Value c, int64_t len) {
-      Value q = arith::AddIOp::create(b, waveRow0, r);
-      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
-      Value qc = arith::MinSIOp::create(b, q, last);
-      Value row = arith::AddIOp::create(b, row0, toIdx(b, qc));
-      Value col = toIdx(b, arith::AddIOp::create(b, c, cI32(b, kk * atom.k)));
-      VectorType vt = VectorType::get({len}, b.getI8Type());
-      Value v = vector::LoadOp::create(b, vt, src, ValueRange{row, head, col});
-      Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
-      return Value(arith::SelectOp::create(b, valid, v, zero));
-    }));
-  }
+  auto steps = loadOperandAllSteps(
+      op, *runs, t.getDimSize(1) / atom.k, elem, [&](Value r, Value c, int64_t len) {
+        Value q = arith::AddIOp::create(b, waveRow0, r);
+        Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
+        Value qc = arith::MinSIOp::create(b, q, last);
+        Value row = arith::AddIOp::create(b, row0, toIdx(b, qc));
+        VectorType vt = VectorType::get({len}, b.getI8Type());
+        Value v = vector::LoadOp::create(b, vt, src, ValueRange{row, head, toIdx(b, c)});
+        Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
+        return Value(arith::SelectOp::create(b, valid, v, zero));
+      });
+  if (failed(steps))
+    return failure();
+  out.parts = *steps;
   tiles[op] = out;
   return success();
 }
@@ -779,33 +1010,58 @@ LogicalResult Lowering::lowerGatherKV(GatherKVOp op) {
   }
   VectorType vt = VectorType::get({chunk}, b.getI8Type());
   Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
-  for (int64_t i = 0; i < bn * perRow / threads; ++i) {
-    Value c = arith::AddIOp::create(b, tidV, cI32(b, i * threads));
-    Value r = arith::DivUIOp::create(b, c, cI32(b, perRow));
-    Value c16 = arith::MulIOp::create(
-        b, arith::RemUIOp::create(b, c, cI32(b, perRow)), cI32(b, chunk));
+  // One 16-byte row chunk of key r0 + k (zero past the sequence).
+  auto loadChunk = [&](Value r, Value c16) {
     Value key = arith::AddIOp::create(b, start, r);
     Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len);
     Value id = uniformId ? uniformId : pageIdOfKey(tokenIds, key, valid);
-    // 64-bit page base: the index arithmetic of the memref is i64.
+    // 64-bit page base: the memref's index arithmetic is i64.
     Value slot = arith::RemUIOp::create(b, key, cI32(b, pageSize));
     SmallVector<Value> ix = nhd ? SmallVector<Value>{toIdx(b, id), toIdx(b, slot), head,
                                                      toIdx(b, c16)}
                                 : SmallVector<Value>{toIdx(b, id), head, toIdx(b, slot),
                                                      toIdx(b, c16)};
     Value v = vector::LoadOp::create(b, vt, cache, ix);
-    v = arith::SelectOp::create(b, valid, v, zero);
+    return Value(arith::SelectOp::create(b, valid, v, zero));
+  };
+  // V: runs of R keys that pvKeyPosition keeps adjacent are transposed in
+  // registers and written as R-byte words (R = 4 on AMDGPU, 2 on sm_90).
+  int64_t keysPer = 1;
+  if (isV)
+    for (int64_t r = 2; r <= 4; r *= 2) {
+      bool ok = bn % r == 0;
+      for (int64_t k = 0; k < bn && ok; k += r)
+        for (int64_t i = 0; i < r && ok; ++i)
+          ok = ti.pvKeyPosition(k + i) == ti.pvKeyPosition(k) + i;
+      if (ok && (bn / r) * perRow % threads == 0)
+        keysPer = r;
+    }
+  int64_t groups = (bn / keysPer) * perRow;
+  for (int64_t i = 0; i < groups / threads; ++i) {
+    Value g = arith::AddIOp::create(b, tidV, cI32(b, i * threads));
+    Value r0 = arith::MulIOp::create(b, arith::DivUIOp::create(b, g, cI32(b, perRow)),
+                                     cI32(b, keysPer));
+    Value c16 = arith::MulIOp::create(
+        b, arith::RemUIOp::create(b, g, cI32(b, perRow)), cI32(b, chunk));
     if (isK) {
-      Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, r, cI32(b, d)), c16);
+      Value v = loadChunk(r0, c16);
+      Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, r0, cI32(b, d)), c16);
       vector::StoreOp::create(b, v, lds, ValueRange{toIdx(b, at)});
-    } else {
-      Value p = emitBits(b, *pos, r);
-      for (int64_t e = 0; e < chunk; ++e) {
-        Value dd = arith::AddIOp::create(b, c16, cI32(b, e));
-        Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, dd, cI32(b, bn)), p);
-        Value byte = vector::ExtractOp::create(b, v, e);
-        memref::StoreOp::create(b, byte, lds, ValueRange{toIdx(b, at)});
-      }
+      continue;
+    }
+    SmallVector<Value> rowsK;
+    for (int64_t k = 0; k < keysPer; ++k)
+      rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, cI32(b, k)), c16));
+    Value all = concat(rowsK);
+    Value p = emitBits(b, *pos, r0);
+    for (int64_t e = 0; e < chunk; ++e) {
+      SmallVector<int64_t> mask;
+      for (int64_t k = 0; k < keysPer; ++k)
+        mask.push_back(k * chunk + e);
+      Value word = vector::ShuffleOp::create(b, all, all, mask);
+      Value dd = arith::AddIOp::create(b, c16, cI32(b, e));
+      Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, dd, cI32(b, bn)), p);
+      vector::StoreOp::create(b, word, lds, ValueRange{toIdx(b, at)});
     }
   }
   ldsWritten = true;
@@ -861,14 +1117,16 @@ LogicalResult Lowering::lowerTileMma(TileMmaOp op) {
   if (op.getTransposeRhs()) { // S = Q K^T
     if (lhs.kind != Tile2D::QOperand || rhs.kv.transposed)
       return fail(op, "Q K^T expects Q operand registers and a K tile");
-    for (size_t j = 0; j < out.parts.size(); ++j)
-      for (size_t kk = 0; kk < lhs.parts.size(); ++kk) {
-        Value kOp = loadOperand(*kvRuns, atom.aElem, [&](Value r, Value c, int64_t len) {
-          return ldsLoad(arith::AddIOp::create(b, r, cI32(b, j * atomN)),
-                         arith::AddIOp::create(b, c, cI32(b, kk * atom.k)), len);
-        });
-        out.parts[j] = mma(kOp, lhs.parts[kk], out.parts[j]);
-      }
+    for (size_t j = 0; j < out.parts.size(); ++j) {
+      auto kOps = loadOperandAllSteps(
+          op, *kvRuns, lhs.parts.size(), atom.aElem, [&](Value r, Value c, int64_t len) {
+            return ldsLoad(arith::AddIOp::create(b, r, cI32(b, j * atomN)), c, len);
+          });
+      if (failed(kOps))
+        return failure();
+      for (size_t kk = 0; kk < lhs.parts.size(); ++kk)
+        out.parts[j] = mma((*kOps)[kk], lhs.parts[kk], out.parts[j]);
+    }
     tiles[op] = out;
     return success();
   }
@@ -1106,13 +1364,12 @@ LogicalResult Lowering::lowerOp(Operation *op) {
     return lowerExp2(x);
   if (auto x = dyn_cast<vector::StepOp>(op)) {
     int64_t n = x.getResult().getType().getDimSize(0);
-    SmallVector<Value> r, c;
+    (void)n;
+    SmallVector<Value> r;
     for (int64_t s = 0; s < slots(); ++s)
       r.push_back(queryOfSlot(s));
-    for (int64_t j = 0; j < n / atomN; ++j)
-      c.push_back(colVector(j));
     rows[x] = r;
-    cols[x] = c;
+    affCol[x] = nLaneV;
     return success();
   }
   if (auto x = dyn_cast<vector::ShapeCastOp>(op)) {

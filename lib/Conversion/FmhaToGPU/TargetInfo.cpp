@@ -16,6 +16,8 @@ Value TargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
       .getShuffleResult();
 }
 
+void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
+
 std::unique_ptr<TargetInfo> mlir::fmha::createTargetInfo(StringRef chip) {
   if (std::unique_ptr<TargetInfo> amd = createAMDGPUTargetInfo(chip))
     return amd;

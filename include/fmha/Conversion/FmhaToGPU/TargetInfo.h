@@ -190,6 +190,10 @@ public:
   /// Layout fact: after an in-lane reduction over the lane's registers of one
   /// query, these shuffleXor steps finish a row reduction: {32} | {1, 2}.
   virtual SmallVector<int64_t> rowReduceXorMasks() const = 0;
+  /// A point the instruction scheduler may not move ALU work across (MMAs
+  /// may cross), to bound how many values of an unrolled sequence are live.
+  /// AMDGPU: `amdgpu.sched_barrier allow = <mfma_wmma>`; NVIDIA: nothing.
+  virtual void schedulingFence(OpBuilder &b, Location loc) const;
   /// Workgroup barrier: `gpu.barrier` (s_waitcnt lgkmcnt(0) + s_barrier on
   /// AMDGPU, bar.sync 0 on NVIDIA).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
