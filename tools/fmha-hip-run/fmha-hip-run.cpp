@@ -18,6 +18,7 @@
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/CommandLine.h"
@@ -589,7 +590,6 @@ struct Hip {
   int (*moduleUnload)(Module) = nullptr; ///< optional
 
   static constexpr int kMemcpyHostToDevice = 1, kMemcpyDeviceToHost = 2;
-  static constexpr int kErrorNoDevice = 100;
 
   std::string error(int e) const {
     const char *s = getErrorString ? getErrorString(e) : nullptr;
@@ -845,9 +845,9 @@ int main(int argc, char **argv) {
   for (Tensor &t : tensors) {
     if (!t.used)
       continue;
-    // hipMalloc(0) may give a null pointer; an empty tensor still gets an
-    // address the kernel never reads.
-    if (int e = hip.malloc(&t.dev, std::max<size_t>(t.bytes, 256)))
+    // hipMalloc(0) may give a null pointer; an empty tensor (no pages at
+    // all) still gets an address, which the kernel never reads.
+    if (int e = hip.malloc(&t.dev, t.bytes ? t.bytes : 4))
       return hipFailed("hipMalloc", e, " (" + t.name + ", " +
                                            std::to_string(t.bytes) + " bytes)");
     if (t.bytes)

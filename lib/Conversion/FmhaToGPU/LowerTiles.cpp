@@ -429,6 +429,15 @@ struct Lowering {
   int64_t pageSizeOf(Value kscale);
 };
 
+/// Whether v is provably a multiple of p (a constant, or a product with one).
+bool isMultipleOf(Value v, int64_t p) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c % p == 0;
+  if (auto mul = v.getDefiningOp<arith::MulIOp>())
+    return isMultipleOf(mul.getLhs(), p) || isMultipleOf(mul.getRhs(), p);
+  return false;
+}
+
 /// x pred y == y swapped(pred) x.
 arith::CmpIPredicate swapped(arith::CmpIPredicate p) {
   using P = arith::CmpIPredicate;
@@ -937,15 +946,61 @@ LogicalResult Lowering::lowerGatherDescale(GatherDescaleOp op) {
   Value start = toI32(b, scalar(ids.getTileStart()));
   Value len = toI32(b, scalar(ids.getSeqLen()));
   int64_t n = cast<VectorType>(op.getResult().getType()).getDimSize(0);
+  int64_t p = ids.getPageSize();
+  // Elements whose keys lie in one page on every lane (a tile start that is
+  // a multiple of the page size) share one id and one descale load, taken
+  // at the group's smallest key: if that key is past the end, all are.
+  bool aligned = isMultipleOf(ids.getTileStart(), p);
+  int64_t elems = (n / atomN) * accPerLane();
+  SmallVector<int64_t> repOf(elems);
+  std::map<std::vector<int64_t>, int64_t> groupRep; // pages per lane -> rep
+  for (int64_t elem = 0; elem < elems; ++elem) {
+    repOf[elem] = elem;
+    if (!aligned)
+      continue;
+    int64_t j = elem / accPerLane(), v = elem % accPerLane();
+    int64_t off = j * atomN + nReg[v];
+    std::vector<int64_t> pages;
+    for (int64_t l = 0; l < wave; ++l) {
+      int64_t lanePart = nLane.c0;
+      for (size_t i = 0; i < nLane.coef.size(); ++i)
+        if ((l >> i) & 1)
+          lanePart += nLane.coef[i];
+      pages.push_back((lanePart + off) / p);
+    }
+    auto [it, inserted] = groupRep.try_emplace(pages, elem);
+    int64_t r = it->second;
+    if (!inserted && off < (r / accPerLane()) * atomN + nReg[r % accPerLane()])
+      it->second = elem;
+  }
+  if (aligned)
+    for (int64_t elem = 0; elem < elems; ++elem) {
+      int64_t j = elem / accPerLane(), v = elem % accPerLane();
+      std::vector<int64_t> pages;
+      for (int64_t l = 0; l < wave; ++l) {
+        int64_t lanePart = nLane.c0;
+        for (size_t i = 0; i < nLane.coef.size(); ++i)
+          if ((l >> i) & 1)
+            lanePart += nLane.coef[i];
+        pages.push_back((lanePart + j * atomN + nReg[v]) / p);
+      }
+      repOf[elem] = groupRep[pages];
+    }
+  DenseMap<int64_t, Value> loaded; // representative element -> descale
   SmallVector<Value> out;
   for (int64_t j = 0; j < n / atomN; ++j) {
     SmallVector<Value> e;
     for (int64_t v = 0; v < accPerLane(); ++v) {
-      Value key = arith::AddIOp::create(b, start, colOf(j, v));
-      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len);
-      Value id = pageIdOfKey(ids, key, valid);
-      id = arith::SelectOp::create(b, valid, id, cI32(b, -1));
-      e.push_back(load(id));
+      int64_t rep = repOf[j * accPerLane() + v];
+      if (!loaded.count(rep)) {
+        int64_t rj = rep / accPerLane(), rv = rep % accPerLane();
+        Value key = arith::AddIOp::create(b, start, colOf(rj, rv));
+        Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len);
+        Value id = pageIdOfKey(ids, key, valid);
+        id = arith::SelectOp::create(b, valid, id, cI32(b, -1));
+        loaded[rep] = load(id);
+      }
+      e.push_back(loaded[rep]);
     }
     out.push_back(vector::FromElementsOp::create(
         b, VectorType::get({accPerLane()}, b.getF32Type()), e));
