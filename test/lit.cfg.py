@@ -19,7 +19,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fmha_tools_dir, config.llvm_tools_dir]
-tools = ["fmha-opt", "fmha-run", "fmha-elf-manifest", "llvm-readelf", "llvm-objdump"]
+tools = ["fmha-opt", "fmha-run", "fmha-elf-manifest", "fmha-compile", "llvm-readelf", "llvm-objdump"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.fmha_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

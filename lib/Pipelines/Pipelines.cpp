@@ -3,6 +3,8 @@
 
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
+#include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/ToolkitConfig.h"
 #include "fmha/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -20,7 +22,7 @@
 using namespace mlir;
 
 void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
-                                   bool folds) {
+                                   bool folds, bool perTokenPrefetch) {
   FmhaSelectConfigOptions select;
   select.chip = chip.str();
   pm.addPass(createFmhaSelectConfig(select));
@@ -30,7 +32,28 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
     pm.addPass(createFmhaFoldExp2Shift());
     pm.addPass(createFmhaFoldVdRescale());
   }
-  pm.addPass(createFmhaPrefetchPageIds());
+  FmhaPrefetchPageIdsOptions prefetch;
+  prefetch.perToken = perTokenPrefetch;
+  pm.addPass(createFmhaPrefetchPageIds(prefetch));
+}
+
+void fmha::buildFmhaToROCDLPipeline(OpPassManager &pm,
+                                    const GPUPipelineOptions &options) {
+  buildFmhaTilingPipeline(pm, options.chip, options.folds,
+                          /*perTokenPrefetch=*/false);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ConvertFmhaToGPUOptions gpu;
+  gpu.chip = options.chip;
+  pm.addPass(createConvertFmhaToGPU(gpu));
+  AMDGPUTargetOptions target;
+  target.chip = options.chip;
+  buildAMDGPUToROCDLPassPipeline(pm, target);
+  if (options.format != "none")
+    buildAMDGPUSerializePassPipeline(
+        pm, options.format,
+        options.toolkit.empty() ? StringRef(FMHA_DEFAULT_ROCM_TOOLKIT)
+                                : StringRef(options.toolkit));
 }
 
 void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
@@ -73,4 +96,9 @@ void fmha::registerFmhaPipelines() {
       "fmha.batch_prefill to LLVM for the CPU: select-config, tile, "
       "convert-fmha-to-host, fp8 expansion and the upstream LLVM lowering",
       buildFmhaToHostPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "fmha-to-rocdl-pipeline",
+      "fmha.batch_prefill to an AMDGPU code object: the tiling stages, "
+      "convert-fmha-to-gpu, the ROCDL lowering and gpu-module-to-binary",
+      buildFmhaToROCDLPipeline);
 }

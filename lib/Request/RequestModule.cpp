@@ -36,8 +36,8 @@ bool quantized(const ref::Request &r) { return r.quant != ref::QuantMode::None; 
 
 } // namespace
 
-std::vector<KernelArg> mlir::fmha::kernelArgs(const ref::Request &req) {
-  std::vector<KernelArg> args = {{"q", 3}, {"k_cache", 4}, {"v_cache", 4},
+std::vector<RequestOperand> mlir::fmha::requestOperands(const ref::Request &req) {
+  std::vector<RequestOperand> args = {{"q", 3}, {"k_cache", 4}, {"v_cache", 4},
                                  {"qo_indptr", 1}};
   if (csr(req))
     args.insert(args.end(), {{"kv_indptr", 1}, {"kv_page_indices", 1},
@@ -73,7 +73,7 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
                            kvT);
   };
   SmallVector<Type> types;
-  for (const KernelArg &a : kernelArgs(req)) {
+  for (const RequestOperand &a : requestOperands(req)) {
     StringRef n = a.name;
     if (n == "q")
       types.push_back(MemRefType::get({dyn, hq, d}, elementType(&ctx, req.q_dtype)));

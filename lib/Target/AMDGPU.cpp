@@ -29,6 +29,8 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/ROCDL/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -127,6 +129,9 @@ void mlir::fmha::buildAMDGPUToROCDLPassPipeline(
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
+  // Subviews of the kernel's memrefs (the page list of one sequence).
+  gpuPm.addPass(memref::createExpandStridedMetadataPass());
+  gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
   ConvertAMDGPUToROCDLPassOptions amdgpuOptions;
   amdgpuOptions.chipset = options.chip;

@@ -17,6 +17,7 @@
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
 #include "fmha/Request/RequestModule.h"
+#include "../common/RequestFlags.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -44,24 +45,8 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 namespace ref = ::fmha::ref;
+using namespace fmha_tools;
 
-static cl::opt<int64_t> optBatch("batch", cl::desc("sequences (with --qo-len/--kv-len scalars)"), cl::init(2));
-static cl::opt<std::string> optQoLen("qo-len", cl::desc("query rows per sequence: N or a comma list"), cl::init("100"));
-static cl::opt<std::string> optKvLen("kv-len", cl::desc("KV tokens per sequence: N or a comma list"), cl::init("1500"));
-static cl::opt<std::string> optHeads("heads", cl::desc("Hq/Hkv"), cl::init("32/8"));
-static cl::opt<std::string> optHeadDim("head-dim", cl::desc("D or D/Dv"), cl::init("128"));
-static cl::opt<int64_t> optPageSize("page-size", cl::desc("tokens per page"), cl::init(1024));
-static cl::opt<std::string> optTable("table", cl::desc("csr | block"), cl::init("csr"));
-static cl::opt<std::string> optLayout("layout", cl::desc("nhd | hnd"), cl::init("nhd"));
-static cl::opt<std::string> optQuant("quant", cl::desc("none | per_tensor | kv_blockscale"), cl::init("kv_blockscale"));
-static cl::opt<std::string> optQType("q-dtype", cl::desc("q element type"), cl::init("f8E4M3FN"));
-static cl::opt<std::string> optKvType("kv-dtype", cl::desc("k/v element type"), cl::init("f8E4M3FN"));
-static cl::opt<std::string> optOutType("out-dtype", cl::desc("out element type"), cl::init("bf16"));
-static cl::opt<std::string> optMask("mask", cl::desc("none | causal | window:L,R"), cl::init("causal"));
-static cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1/sqrt(D))"), cl::init(0.0));
-static cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::init(0.0));
-static cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::init(false));
-static cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::init(0));
 static cl::opt<std::string> optTarget("target", cl::desc("where to run: host"), cl::init("host"));
 static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false));
 static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0));
@@ -77,79 +62,6 @@ namespace {
 int fail(int code, const llvm::Twine &msg) {
   llvm::errs() << "fmha-run: " << msg << "\n";
   return code;
-}
-
-bool parseList(const std::string &s, std::vector<int64_t> &out) {
-  out.clear();
-  llvm::SmallVector<llvm::StringRef> parts;
-  llvm::StringRef(s).split(parts, ',');
-  for (llvm::StringRef p : parts) {
-    int64_t v;
-    if (p.trim().getAsInteger(10, v))
-      return false;
-    out.push_back(v);
-  }
-  return !out.empty();
-}
-
-bool parsePair(const std::string &s, int64_t &a, int64_t &b, bool optionalSecond) {
-  auto [x, y] = llvm::StringRef(s).split('/');
-  if (x.getAsInteger(10, a))
-    return false;
-  if (y.empty()) {
-    b = optionalSecond ? 0 : -1;
-    return optionalSecond;
-  }
-  return !y.getAsInteger(10, b);
-}
-
-/// Reads the flags into a request; "" or the rule a flag broke.
-std::string readRequest(ref::Request &r) {
-  std::vector<int64_t> qo, kv;
-  if (!parseList(optQoLen, qo) || !parseList(optKvLen, kv))
-    return "--qo-len/--kv-len must be integers or comma lists";
-  if (qo.size() == 1 && kv.size() == 1) {
-    if (optBatch < 0)
-      return "--batch must be >= 0";
-    qo.assign(optBatch, qo[0]);
-    kv.assign(optBatch, kv[0]);
-  } else if (qo.size() == 1) {
-    qo.assign(kv.size(), qo[0]);
-  } else if (kv.size() == 1) {
-    kv.assign(qo.size(), kv[0]);
-  }
-  if (qo.size() != kv.size())
-    return "--qo-len and --kv-len lists must have the same length";
-  r.qo_lens = qo;
-  r.kv_lens = kv;
-  if (!parsePair(optHeads, r.num_qo_heads, r.num_kv_heads, false))
-    return "--heads must be Hq/Hkv";
-  if (!parsePair(optHeadDim, r.head_dim, r.head_dim_v, true))
-    return "--head-dim must be D or D/Dv";
-  r.page_size = optPageSize;
-  auto table = ref::parseTableForm(optTable);
-  auto layout = ref::parseLayout(optLayout);
-  auto quant = ref::parseQuantMode(optQuant);
-  auto mask = ref::parseMask(optMask);
-  auto qT = ref::parseDType(optQType), kvT = ref::parseDType(optKvType),
-       oT = ref::parseDType(optOutType);
-  if (!table) return "--table must be csr or block";
-  if (!layout) return "--layout must be nhd or hnd";
-  if (!quant) return "--quant must be none, per_tensor or kv_blockscale";
-  if (!mask) return "--mask must be none, causal or window:L,R";
-  if (!qT || !kvT || !oT) return "unknown element type in --q-dtype/--kv-dtype/--out-dtype";
-  r.table = *table;
-  r.layout = *layout;
-  r.quant = *quant;
-  r.mask = *mask;
-  r.q_dtype = *qT;
-  r.kv_dtype = *kvT;
-  r.out_dtype = *oT;
-  r.sm_scale = optSmScale;
-  r.soft_cap = optSoftCap;
-  r.return_lse = optLse;
-  r.seed = optSeed;
-  return "";
 }
 
 /// A memref descriptor of any rank (the layout of StridedMemRefType).
@@ -363,7 +275,7 @@ int main(int argc, char **argv) {
   std::vector<float> descales = in.kv_descale;
   float qd = in.q_descale;
   std::vector<Descriptor> descs;
-  for (const mlir::fmha::KernelArg &a : mlir::fmha::kernelArgs(req)) {
+  for (const mlir::fmha::RequestOperand &a : mlir::fmha::requestOperands(req)) {
     const std::string &nm = a.name;
     auto i32 = [](const std::vector<int32_t> &v) { return const_cast<int32_t *>(v.data()); };
     if (nm == "q")

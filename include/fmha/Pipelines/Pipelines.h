@@ -29,8 +29,35 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
 /// The tiled stages every target shares:
 ///   fmha-select-config{chip=...}, fmha-tile, fmha-fold-descales,
 ///   fmha-fold-exp2-shift, fmha-fold-vd-rescale, fmha-prefetch-page-ids
+/// `perTokenPrefetch` false leaves per-token page ids in their tile (the GPU
+/// lowering loads them per lane; carrying them would cost registers).
 void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
-                             bool folds = true);
+                             bool folds = true, bool perTokenPrefetch = true);
+
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("gfx942 or gfx950"), llvm::cl::init("gfx942")};
+  PassOptions::Option<bool> folds{
+      *this, "folds",
+      llvm::cl::desc("run the folds (descales, exp2 shift, vd rescale)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("what gpu-module-to-binary makes: bin (HSACO), isa "
+                     "(assembly), llvm (bitcode), or none (stop at the "
+                     "ROCDL-level LLVM dialect)"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("folder whose llvm/bin/ld.lld links HSACO (default: the "
+                     "build tree's, which points at Debian's ld.lld)"),
+      llvm::cl::init("")};
+};
+
+/// The tiling stages, convert-fmha-to-gpu{chip}, the gpu.module lowering to
+/// ROCDL and, unless format=none, gpu-module-to-binary. No ROCm needed.
+void buildFmhaToROCDLPipeline(OpPassManager &pm,
+                              const GPUPipelineOptions &options);
 
 /// fmha-to-host-pipeline: the tiled form lowered to the LLVM dialect for the
 /// CPU (ExecutionEngine / mlir-runner). Equivalent to

@@ -23,13 +23,13 @@ namespace ref = ::fmha::ref;
 inline constexpr const char *kKernelName = "fmha_batch_prefill";
 
 /// One argument of the kernel function, in order.
-struct KernelArg {
+struct RequestOperand {
   std::string name; ///< operand name of fmha.batch_prefill ("q", "k_cache", ...)
   int64_t rank;
 };
 
 /// The kernel's arguments for a request (the op's present operands, in order).
-std::vector<KernelArg> kernelArgs(const ref::Request &req);
+std::vector<RequestOperand> requestOperands(const ref::Request &req);
 
 /// Builds `func.func @fmha_batch_prefill(...)` (with llvm.emit_c_interface)
 /// around one fmha.batch_prefill stating the request. Returns null and emits

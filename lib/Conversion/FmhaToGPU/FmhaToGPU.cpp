@@ -116,11 +116,23 @@ void mlir::fmha::flattenLaunchOperands(RewriterBase &rw,
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, v);
     Value i64 = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), base);
     flat.push_back(LLVM::IntToPtrOp::create(rw, loc, ptrT, i64));
+    auto asI64 = [&](Value x) {
+      return arith::IndexCastOp::create(rw, loc, rw.getI64Type(), x).getResult();
+    };
     for (int64_t d = 0; d < mt.getRank(); ++d)
-      if (mt.isDynamicDim(d)) {
-        Value dim = memref::DimOp::create(rw, loc, v, d);
-        flat.push_back(arith::IndexCastOp::create(rw, loc, rw.getI64Type(), dim));
-      }
+      if (mt.isDynamicDim(d))
+        flat.push_back(asI64(memref::DimOp::create(rw, loc, v, d)));
+    if (!mt.getLayout().isIdentity()) {
+      int64_t off;
+      SmallVector<int64_t> strides;
+      (void)mt.getStridesAndOffset(strides, off);
+      auto meta = memref::ExtractStridedMetadataOp::create(rw, loc, v);
+      if (ShapedType::isDynamic(off))
+        flat.push_back(asI64(meta.getOffset()));
+      for (int64_t d = 0; d < mt.getRank(); ++d)
+        if (ShapedType::isDynamic(strides[d]))
+          flat.push_back(asI64(meta.getStrides()[d]));
+    }
   }
   rw.modifyOpInPlace(launch,
                      [&] { launch.getKernelOperandsMutable().assign(flat); });
@@ -182,6 +194,7 @@ struct ConvertFmhaToGPUPass
       if (failed(kernel))
         return signalPassFailure();
       symbols.insert(*kernel); // unique name when one function has two grids
+      (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
       if (!lowerTiles)
         continue;
       target->setKernelAttrs(*kernel, threads, /*minWavesPerSimd=*/2);

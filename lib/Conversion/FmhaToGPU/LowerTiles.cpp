@@ -1480,14 +1480,25 @@ LogicalResult Lowering::run() {
       abi.push_back(a.getType());
       continue;
     }
-    if (!mt.getLayout().isIdentity())
-      return kernel.emitOpError("convert-fmha-to-gpu: kernel memrefs must have "
-                                "the identity layout"),
+    int64_t off;
+    SmallVector<int64_t> strides;
+    if (failed(mt.getStridesAndOffset(strides, off)))
+      return kernel.emitOpError("convert-fmha-to-gpu: kernel memrefs must be "
+                                "strided, not ")
+                 << mt,
              failure();
+    // ptr, dynamic sizes, then (strided layouts) dynamic offset and strides.
     abi.push_back(ptrT);
     for (int64_t d : mt.getShape())
       if (ShapedType::isDynamic(d))
         abi.push_back(b.getI64Type());
+    if (!mt.getLayout().isIdentity()) {
+      if (ShapedType::isDynamic(off))
+        abi.push_back(b.getI64Type());
+      for (int64_t st : strides)
+        if (ShapedType::isDynamic(st))
+          abi.push_back(b.getI64Type());
+    }
   }
   Block *entry = new Block();
   kernel.getBody().push_front(entry);
@@ -1508,31 +1519,47 @@ LogicalResult Lowering::run() {
     Type elem = mt.getElementType();
     if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8)
       elem = b.getI8Type();
-    auto gm = MemRefType::get(mt.getShape(), elem, AffineMap(),
+    auto gm = MemRefType::get(mt.getShape(), elem, mt.getLayout(),
                               b.getI64IntegerAttr(1));
     int64_t rank = mt.getRank();
     auto i64 = b.getI64Type();
     auto arr = LLVM::LLVMArrayType::get(i64, rank);
     auto descT = LLVM::LLVMStructType::getLiteral(
         b.getContext(), {ptrT, ptrT, i64, arr, arr});
+    auto cst = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(v)).getResult();
+    };
+    SmallVector<Value> sizes;
+    for (int64_t d : mt.getShape())
+      sizes.push_back(ShapedType::isDynamic(d) ? Value(entry->getArgument(at++))
+                                               : cst(d));
+    int64_t staticOff;
+    SmallVector<int64_t> staticStrides;
+    (void)mt.getStridesAndOffset(staticStrides, staticOff);
+    Value offset = cst(0);
+    SmallVector<Value> strideVals(rank);
+    if (mt.getLayout().isIdentity()) {
+      Value stride = cst(1);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        strideVals[d] = stride;
+        if (d)
+          stride = LLVM::MulOp::create(b, stride, sizes[d]);
+      }
+    } else {
+      offset = ShapedType::isDynamic(staticOff) ? Value(entry->getArgument(at++))
+                                                : cst(staticOff);
+      for (int64_t d = 0; d < rank; ++d)
+        strideVals[d] = ShapedType::isDynamic(staticStrides[d])
+                            ? Value(entry->getArgument(at++))
+                            : cst(staticStrides[d]);
+    }
     Value desc = LLVM::PoisonOp::create(b, descT);
     desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{0});
     desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{1});
-    desc = LLVM::InsertValueOp::create(
-        b, desc, LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(0)),
-        ArrayRef<int64_t>{2});
-    SmallVector<Value> sizes;
-    for (int64_t d : mt.getShape())
-      sizes.push_back(ShapedType::isDynamic(d)
-                          ? entry->getArgument(at++)
-                          : LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(d))
-                                .getResult());
-    Value stride = LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(1));
-    for (int64_t d = rank - 1; d >= 0; --d) {
+    desc = LLVM::InsertValueOp::create(b, desc, offset, ArrayRef<int64_t>{2});
+    for (int64_t d = 0; d < rank; ++d) {
       desc = LLVM::InsertValueOp::create(b, desc, sizes[d], ArrayRef<int64_t>{3, d});
-      desc = LLVM::InsertValueOp::create(b, desc, stride, ArrayRef<int64_t>{4, d});
-      if (d)
-        stride = LLVM::MulOp::create(b, stride, sizes[d]);
+      desc = LLVM::InsertValueOp::create(b, desc, strideVals[d], ArrayRef<int64_t>{4, d});
     }
     map.map(a, UnrealizedConversionCastOp::create(b, TypeRange{gm}, desc)
                    .getResult(0));

@@ -1,0 +1,65 @@
+//===- Compile.h - request to GPU code object and manifest ------*- C++ -*-===//
+//
+// One call from a request to the kernel's binary and its manifest, the
+// front end of fmha-compile (and of the embedding API): the request module,
+// the tiling stages, convert-fmha-to-gpu, the ROCDL lowering and
+// gpu-module-to-binary, then the manifest read back from the code object.
+// Diagnostics go to the context's handler; on failure nothing is returned.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_COMPILE_COMPILE_H
+#define FMHA_COMPILE_COMPILE_H
+
+#include "fmha/Reference/Problem.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/LLVM.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace fmha {
+namespace ref = ::fmha::ref;
+
+struct CompileOptions {
+  std::string chip = "gfx942"; ///< gfx942 | gfx950
+  /// bin (code object + manifest), isa (assembly), llvm (LLVM IR text of the
+  /// kernel), mlir (the gpu-dialect kernel after convert-fmha-to-gpu).
+  std::string emit = "bin";
+  std::string toolkit; ///< folder with llvm/bin/ld.lld; "" = the build's
+  bool folds = true;
+};
+
+/// One kernel argument of the flat ABI.
+struct AbiArg {
+  std::string name; ///< operand name ("q", ...) or NAME_dimN
+  std::string kind; ///< "pointer" (global, 8 bytes) or "i64"
+  uint64_t offset = 0, size = 0, align = 0;
+};
+
+struct CompileResult {
+  std::string payload;  ///< code object bytes or the text asked for
+  std::string manifest; ///< JSON (emit=bin only)
+  std::string kernel;   ///< kernel symbol name
+  std::vector<AbiArg> args;
+  std::array<int64_t, 3> workgroup{};
+  std::array<int64_t, 3> grid{}; ///< for this request
+  int64_t ldsBytes = 0;
+};
+
+/// The chip's default fp8 type family: gfx942 computes with FNUZ e4m3.
+bool chipUsesFnuz(StringRef chip);
+
+/// On failure, `*badInput` (when given) says whether the request or options
+/// were at fault (invalid, or not supported for the chip) rather than a later
+/// stage (code generation, linking).
+FailureOr<CompileResult> compileRequest(MLIRContext &ctx,
+                                        const ref::Request &req,
+                                        const CompileOptions &options,
+                                        bool *badInput = nullptr);
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_COMPILE_COMPILE_H

@@ -1,0 +1,300 @@
+//===- Compile.cpp - request to GPU code object and manifest --------------===//
+#include "fmha/Compile/Compile.h"
+
+#include "fmha/Conversion/Passes.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+#include "fmha/Pipelines/Pipelines.h"
+#include "fmha/Reference/PageTable.h"
+#include "fmha/Request/RequestModule.h"
+#include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/ToolkitConfig.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+bool mlir::fmha::chipUsesFnuz(StringRef chip) { return chip == "gfx942"; }
+
+namespace {
+
+/// Name of launch operand `v`: the request operand it was flattened from.
+std::string operandName(Value v, ArrayRef<std::string> names) {
+  auto argName = [&](Value m) -> std::string {
+    auto ba = dyn_cast<BlockArgument>(m);
+    if (!ba || ba.getArgNumber() >= names.size())
+      return "";
+    return names[ba.getArgNumber()];
+  };
+  if (auto p = v.getDefiningOp<LLVM::IntToPtrOp>())
+    if (auto c = p.getArg().getDefiningOp<arith::IndexCastOp>())
+      if (auto e = c.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>())
+        return argName(e.getSource());
+  if (auto c = v.getDefiningOp<arith::IndexCastOp>()) {
+    if (auto d = c.getIn().getDefiningOp<memref::DimOp>())
+      if (std::optional<int64_t> i = d.getConstantIndex())
+        if (std::string n = argName(d.getSource()); !n.empty())
+          return n + "_dim" + std::to_string(*i);
+    if (auto m = c.getIn().getDefiningOp<memref::ExtractStridedMetadataOp>()) {
+      std::string n = argName(m.getSource());
+      auto r = cast<OpResult>(c.getIn());
+      if (r == m.getOffset())
+        return n + "_offset";
+      for (auto [i, st] : llvm::enumerate(m.getStrides()))
+        if (r == st)
+          return n + "_stride" + std::to_string(i);
+    }
+  }
+  return "";
+}
+
+std::string requestJson(const ref::Request &r, llvm::json::OStream &j) {
+  j.attributeObject("request", [&] {
+    j.attribute("batch", r.batch());
+    j.attributeArray("qo_lens", [&] {
+      for (int64_t x : r.qo_lens)
+        j.value(x);
+    });
+    j.attributeArray("kv_lens", [&] {
+      for (int64_t x : r.kv_lens)
+        j.value(x);
+    });
+    j.attribute("num_qo_heads", r.num_qo_heads);
+    j.attribute("num_kv_heads", r.num_kv_heads);
+    j.attribute("head_dim", r.head_dim);
+    j.attribute("head_dim_v", r.headDimV());
+    j.attribute("page_size", r.page_size);
+    j.attribute("page_table", r.table == ref::TableForm::CSR ? "csr" : "block_table");
+    j.attribute("kv_layout", r.layout == ref::KVLayout::NHD ? "nhd" : "hnd");
+    j.attribute("quant", ref::quantModeName(r.quant));
+    j.attribute("mask", r.mask.str());
+    j.attribute("q_dtype", ref::dtypeName(r.q_dtype));
+    j.attribute("kv_dtype", ref::dtypeName(r.kv_dtype));
+    j.attribute("out_dtype", ref::dtypeName(r.out_dtype));
+    j.attribute("sm_scale", r.smScale());
+    j.attribute("soft_cap", r.soft_cap);
+    j.attribute("lse", r.return_lse);
+    j.attribute("seed", static_cast<int64_t>(r.seed));
+  });
+  return "";
+}
+
+FailureOr<std::string> binaryPayload(ModuleOp module) {
+  SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
+  if (binaries.size() != 1 || binaries[0].getObjects().size() != 1)
+    return module.emitError() << "expected one gpu.binary with one object";
+  auto object = cast<gpu::ObjectAttr>(binaries[0].getObjects()[0]);
+  return object.getObject().getValue().str();
+}
+
+} // namespace
+
+FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
+                                                    const ref::Request &req,
+                                                    const CompileOptions &opt,
+                                                    bool *badInput) {
+  bool scratch;
+  bool &bad = badInput ? *badInput : scratch;
+  bad = true;
+  Location loc = NameLoc::get(StringAttr::get(&ctx, "request"));
+  if (opt.chip != "gfx942" && opt.chip != "gfx950")
+    return emitError(loc) << "unknown chip '" << opt.chip
+                          << "'; expected gfx942 or gfx950",
+           failure();
+  if (!llvm::is_contained({"bin", "isa", "llvm", "mlir"}, opt.emit))
+    return emitError(loc) << "--emit must be bin, isa, llvm or mlir, not '"
+                          << opt.emit << "'",
+           failure();
+  if (std::string err = req.validate(); !err.empty())
+    return emitError(loc) << "invalid request: " << err, failure();
+  {
+    DialectRegistry registry;
+    registerAMDGPUTargetDependencies(registry);
+    ctx.appendDialectRegistry(registry);
+  }
+  OwningOpRef<ModuleOp> module = buildRequestModule(ctx, req);
+  if (!module)
+    return failure();
+
+  // Front half: the kernel at the gpu/amdgpu/rocdl level.
+  PassManager front(&ctx);
+  buildFmhaTilingPipeline(front, opt.chip, opt.folds, /*perTokenPrefetch=*/false);
+  front.addPass(createCanonicalizerPass());
+  front.addPass(createCSEPass());
+  ConvertFmhaToGPUOptions gpuOpts;
+  gpuOpts.chip = opt.chip;
+  front.addPass(createConvertFmhaToGPU(gpuOpts));
+  if (failed(front.run(*module)))
+    return failure();
+
+  bad = false;
+  CompileResult res;
+  SmallVector<gpu::LaunchFuncOp> launches;
+  module->walk([&](gpu::LaunchFuncOp l) { launches.push_back(l); });
+  if (launches.size() != 1)
+    return module->emitError() << "expected one kernel launch, got "
+                               << launches.size(),
+           failure();
+  gpu::LaunchFuncOp launch = launches[0];
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+      launch, launch.getKernelAttr());
+  res.kernel = kernel.getName().str();
+  std::vector<std::string> names;
+  for (const RequestOperand &a : requestOperands(req))
+    names.push_back(a.name);
+  uint64_t offset = 0;
+  for (Value v : launch.getKernelOperands()) {
+    AbiArg a;
+    a.name = operandName(v, names);
+    if (a.name.empty())
+      return launch.emitError("kernel operand not traced to a request operand"),
+             failure();
+    a.kind = isa<LLVM::LLVMPointerType>(v.getType()) ? "pointer" : "i64";
+    a.size = a.align = 8;
+    a.offset = offset = llvm::alignTo(offset, a.align);
+    offset += a.size;
+    res.args.push_back(a);
+  }
+  if (std::optional<ArrayRef<int32_t>> bs = kernel.getKnownBlockSize())
+    for (int i = 0; i < 3; ++i)
+      res.workgroup[i] = (*bs)[i];
+  for (BlockArgument wg : kernel.getWorkgroupAttributions()) {
+    auto mt = cast<MemRefType>(wg.getType());
+    res.ldsBytes += mt.getNumElements() * mt.getElementTypeBitWidth() / 8;
+  }
+  auto cfg = kernel->getAttrOfType<ConfigAttr>(kGridConfigAttr);
+  int64_t blockM = cfg ? cfg.getBlockM() : 0;
+  int64_t maxQ = 0;
+  for (int64_t q : req.qo_lens)
+    maxQ = std::max(maxQ, q);
+  res.grid = {blockM ? (maxQ + blockM - 1) / blockM : 0, req.num_qo_heads,
+              req.batch()};
+
+  if (opt.emit == "mlir") {
+    llvm::raw_string_ostream os(res.payload);
+    module->print(os);
+    return res;
+  }
+
+  // Back half: ROCDL, then the code object (or its text forms).
+  std::string toolkit = opt.toolkit.empty() ? FMHA_DEFAULT_ROCM_TOOLKIT : opt.toolkit;
+  if (opt.emit == "bin") {
+    SmallString<128> lld(toolkit);
+    llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
+    if (toolkit.empty() || !llvm::sys::fs::can_execute(lld))
+      return emitError(loc) << "linking the code object needs ld.lld at '"
+                            << lld << "' (--toolkit)",
+             failure();
+  }
+  PassManager back(&ctx);
+  AMDGPUTargetOptions target;
+  target.chip = opt.chip;
+  buildAMDGPUToROCDLPassPipeline(back, target);
+  buildAMDGPUSerializePassPipeline(back, opt.emit, toolkit);
+  if (failed(back.run(*module)))
+    return failure();
+  FailureOr<std::string> payload = binaryPayload(*module);
+  if (failed(payload))
+    return failure();
+  if (opt.emit == "llvm") {
+    llvm::LLVMContext llctx;
+    auto buf = llvm::MemoryBuffer::getMemBuffer(*payload, "kernel", false);
+    auto m = llvm::parseBitcodeFile(buf->getMemBufferRef(), llctx);
+    if (!m)
+      return emitError(loc) << "bitcode: " << llvm::toString(m.takeError()),
+             failure();
+    llvm::raw_string_ostream os(res.payload);
+    (*m)->print(os, nullptr);
+    return res;
+  }
+  res.payload = std::move(*payload);
+  if (opt.emit == "isa")
+    return res;
+
+  // The manifest: our ABI, checked against the code object's own notes.
+  ArrayRef<char> bytes(res.payload.data(), res.payload.size());
+  FailureOr<KernelManifest> notes = readAmdgpuManifest(bytes);
+  if (failed(notes) || notes->kernels.size() != 1)
+    return emitError(loc) << "code object has no readable kernel metadata",
+           failure();
+  const KernelInfo &k = notes->kernels[0];
+  if (k.args.size() != res.args.size())
+    return emitError(loc) << "code object lists " << k.args.size()
+                          << " kernel arguments, the ABI " << res.args.size(),
+           failure();
+  for (size_t i = 0; i < res.args.size(); ++i)
+    if (k.args[i].offset != res.args[i].offset || k.args[i].size != res.args[i].size)
+      return emitError(loc) << "kernel argument " << i << " (" << res.args[i].name
+                            << ") at offset " << k.args[i].offset
+                            << " in the code object, " << res.args[i].offset
+                            << " in the ABI",
+             failure();
+  unsigned waves = wavesPerSimdByVgprs(opt.chip, k.vgprCount).value_or(0);
+  // LDS per CU: 64 KiB (gfx942), 160 KiB (gfx950); 4 SIMDs per CU.
+  int64_t ldsPerCu = opt.chip == "gfx950" ? 160 * 1024 : 64 * 1024;
+  int64_t wavesPerGroup = res.workgroup[0] / static_cast<int64_t>(k.wavefrontSize);
+  if (k.groupSegmentFixedSize && wavesPerGroup)
+    waves = std::min<unsigned>(
+        waves, (ldsPerCu / k.groupSegmentFixedSize) * wavesPerGroup / 4);
+
+  llvm::raw_string_ostream os(res.manifest);
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("format", "fmha-kernel-manifest/1");
+    j.attribute("chip", opt.chip);
+    j.attribute("target", notes->target);
+    j.attribute("kernel", res.kernel);
+    j.attribute("symbol", k.symbol);
+    requestJson(req, j);
+    j.attributeArray("args", [&] {
+      for (const AbiArg &a : res.args)
+        j.object([&] {
+          j.attribute("name", a.name);
+          j.attribute("kind", a.kind);
+          j.attribute("offset", a.offset);
+          j.attribute("size", a.size);
+          j.attribute("align", a.align);
+        });
+    });
+    j.attribute("kernarg_size", k.kernargSegmentSize);
+    j.attribute("kernarg_align", k.kernargSegmentAlign);
+    j.attributeArray("workgroup", [&] {
+      for (int64_t x : res.workgroup)
+        j.value(x);
+    });
+    j.attributeObject("grid", [&] {
+      j.attribute("x", "ceil(max_qo_len / " + std::to_string(blockM) + ")");
+      j.attribute("y", "num_qo_heads");
+      j.attribute("z", "batch");
+    });
+    j.attributeArray("grid_for_request", [&] {
+      for (int64_t x : res.grid)
+        j.value(x);
+    });
+    j.attribute("lds_bytes", k.groupSegmentFixedSize);
+    j.attribute("vgpr", k.vgprCount);
+    j.attribute("agpr", k.agprCount);
+    j.attribute("sgpr", k.sgprCount);
+    j.attribute("scratch_bytes", k.privateSegmentFixedSize);
+    j.attribute("vgpr_spills", k.vgprSpillCount);
+    j.attribute("sgpr_spills", k.sgprSpillCount);
+    j.attribute("wavefront_size", k.wavefrontSize);
+    j.attribute("waves_per_simd", waves);
+  });
+  os << "\n";
+  return res;
+}

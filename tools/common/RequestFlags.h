@@ -1,0 +1,118 @@
+//===- RequestFlags.h - the request flags shared by the tools ---*- C++ -*-===//
+//
+// The flags that state one request (lengths, heads, dims, page size and
+// table, quantization, types, mask, ...), shared by fmha-run and
+// fmha-compile so both take the same spelling and reject the same input.
+// Tools only: the libraries take a ref::Request and have no cl::opt.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_TOOLS_COMMON_REQUESTFLAGS_H
+#define FMHA_TOOLS_COMMON_REQUESTFLAGS_H
+
+#include "fmha/Reference/PageTable.h"
+#include "fmha/Reference/Problem.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+#include <vector>
+
+namespace fmha_tools {
+namespace cl = llvm::cl;
+namespace ref = ::fmha::ref;
+
+inline cl::opt<int64_t> optBatch("batch", cl::desc("sequences (with --qo-len/--kv-len scalars)"), cl::init(2));
+inline cl::opt<std::string> optQoLen("qo-len", cl::desc("query rows per sequence: N or a comma list"), cl::init("100"));
+inline cl::opt<std::string> optKvLen("kv-len", cl::desc("KV tokens per sequence: N or a comma list"), cl::init("1500"));
+inline cl::opt<std::string> optHeads("heads", cl::desc("Hq/Hkv"), cl::init("32/8"));
+inline cl::opt<std::string> optHeadDim("head-dim", cl::desc("D or D/Dv"), cl::init("128"));
+inline cl::opt<int64_t> optPageSize("page-size", cl::desc("tokens per page"), cl::init(1024));
+inline cl::opt<std::string> optTable("table", cl::desc("csr | block"), cl::init("csr"));
+inline cl::opt<std::string> optLayout("layout", cl::desc("nhd | hnd"), cl::init("nhd"));
+inline cl::opt<std::string> optQuant("quant", cl::desc("none | per_tensor | kv_blockscale"), cl::init("kv_blockscale"));
+inline cl::opt<std::string> optQType("q-dtype", cl::desc("q element type"), cl::init("f8E4M3FN"));
+inline cl::opt<std::string> optKvType("kv-dtype", cl::desc("k/v element type"), cl::init("f8E4M3FN"));
+inline cl::opt<std::string> optOutType("out-dtype", cl::desc("out element type"), cl::init("bf16"));
+inline cl::opt<std::string> optMask("mask", cl::desc("none | causal | window:L,R"), cl::init("causal"));
+inline cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1/sqrt(D))"), cl::init(0.0));
+inline cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::init(0.0));
+inline cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::init(false));
+inline cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::init(0));
+
+inline bool parseList(const std::string &s, std::vector<int64_t> &out) {
+  out.clear();
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(s).split(parts, ',');
+  for (llvm::StringRef p : parts) {
+    int64_t v;
+    if (p.trim().getAsInteger(10, v))
+      return false;
+    out.push_back(v);
+  }
+  return !out.empty();
+}
+
+inline bool parsePair(const std::string &s, int64_t &a, int64_t &b, bool optionalSecond) {
+  auto [x, y] = llvm::StringRef(s).split('/');
+  if (x.getAsInteger(10, a))
+    return false;
+  if (y.empty()) {
+    b = optionalSecond ? 0 : -1;
+    return optionalSecond;
+  }
+  return !y.getAsInteger(10, b);
+}
+
+/// Reads the flags into a request; "" or the rule a flag broke.
+inline std::string readRequest(ref::Request &r) {
+  std::vector<int64_t> qo, kv;
+  if (!parseList(optQoLen, qo) || !parseList(optKvLen, kv))
+    return "--qo-len/--kv-len must be integers or comma lists";
+  if (qo.size() == 1 && kv.size() == 1) {
+    if (optBatch < 0)
+      return "--batch must be >= 0";
+    qo.assign(optBatch, qo[0]);
+    kv.assign(optBatch, kv[0]);
+  } else if (qo.size() == 1) {
+    qo.assign(kv.size(), qo[0]);
+  } else if (kv.size() == 1) {
+    kv.assign(qo.size(), kv[0]);
+  }
+  if (qo.size() != kv.size())
+    return "--qo-len and --kv-len lists must have the same length";
+  r.qo_lens = qo;
+  r.kv_lens = kv;
+  if (!parsePair(optHeads, r.num_qo_heads, r.num_kv_heads, false))
+    return "--heads must be Hq/Hkv";
+  if (!parsePair(optHeadDim, r.head_dim, r.head_dim_v, true))
+    return "--head-dim must be D or D/Dv";
+  r.page_size = optPageSize;
+  auto table = ref::parseTableForm(optTable);
+  auto layout = ref::parseLayout(optLayout);
+  auto quant = ref::parseQuantMode(optQuant);
+  auto mask = ref::parseMask(optMask);
+  auto qT = ref::parseDType(optQType), kvT = ref::parseDType(optKvType),
+       oT = ref::parseDType(optOutType);
+  if (!table) return "--table must be csr or block";
+  if (!layout) return "--layout must be nhd or hnd";
+  if (!quant) return "--quant must be none, per_tensor or kv_blockscale";
+  if (!mask) return "--mask must be none, causal or window:L,R";
+  if (!qT || !kvT || !oT) return "unknown element type in --q-dtype/--kv-dtype/--out-dtype";
+  r.table = *table;
+  r.layout = *layout;
+  r.quant = *quant;
+  r.mask = *mask;
+  r.q_dtype = *qT;
+  r.kv_dtype = *kvT;
+  r.out_dtype = *oT;
+  r.sm_scale = optSmScale;
+  r.soft_cap = optSoftCap;
+  r.return_lse = optLse;
+  r.seed = optSeed;
+  return "";
+}
+
+} // namespace fmha_tools
+
+#endif // FMHA_TOOLS_COMMON_REQUESTFLAGS_H

@@ -1,0 +1,100 @@
+//===- fmha-compile.cpp - a request to a GPU code object and its manifest -===//
+//
+// Takes the request flags of fmha-run plus --chip and -o NAME, and writes
+// NAME.hsaco (the AMDGPU code object) and NAME.json (the manifest: kernel
+// symbol, every argument with offset/size/alignment, workgroup, grid formula,
+// LDS, registers, scratch, waves per SIMD). --emit=mlir|llvm|isa stops early
+// and writes NAME.mlir / NAME.ll / NAME.s instead.
+// Exit: 0 written, 2 invalid request or options (nothing written), 3 tool
+// error (nothing written).
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Compile/Compile.h"
+#include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
+#include "../common/RequestFlags.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace fmha_tools;
+
+static cl::opt<std::string> optChip("chip", cl::desc("gfx942 | gfx950"),
+                                    cl::init("gfx942"));
+static cl::opt<std::string> optOut("o", cl::desc("output name (NAME.hsaco, NAME.json)"),
+                                   cl::value_desc("NAME"), cl::Required);
+static cl::opt<std::string> optEmit("emit", cl::desc("bin | isa | llvm | mlir"),
+                                    cl::init("bin"));
+static cl::opt<std::string> optToolkit(
+    "toolkit", cl::desc("folder with llvm/bin/ld.lld (default: the build's)"),
+    cl::init(""));
+static cl::opt<bool> optCompileNoFolds("no-folds", cl::desc("skip the folds"),
+                                       cl::init(false));
+
+static int fail(int code, const llvm::Twine &msg) {
+  llvm::errs() << "fmha-compile: " << msg << "\n";
+  return code;
+}
+
+/// Writes all files or none: each goes to a temporary first.
+static int writeAll(ArrayRef<std::pair<std::string, const std::string *>> files) {
+  std::vector<std::unique_ptr<llvm::ToolOutputFile>> outs;
+  for (auto &[path, text] : files) {
+    std::error_code ec;
+    auto f = std::make_unique<llvm::ToolOutputFile>(path, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return fail(3, "cannot write " + path + ": " + ec.message());
+    f->os() << *text;
+    f->os().flush();
+    if (f->os().has_error())
+      return fail(3, "cannot write " + path);
+    outs.push_back(std::move(f));
+  }
+  for (auto &f : outs)
+    f->keep();
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv, "fmha-compile: a request to an AMDGPU code object and manifest\n");
+  // Unless given, Q and the cache use the chip's fp8 flavour.
+  if (!optQType.getNumOccurrences())
+    optQType = mlir::fmha::chipUsesFnuz(optChip) ? "f8E4M3FNUZ" : "f8E4M3FN";
+  if (!optKvType.getNumOccurrences())
+    optKvType = mlir::fmha::chipUsesFnuz(optChip) ? "f8E4M3FNUZ" : "f8E4M3FN";
+  ref::Request req;
+  if (std::string err = readRequest(req); !err.empty())
+    return fail(2, err);
+
+  MLIRContext ctx;
+  ctx.loadDialect<mlir::fmha::FmhaDialect>();
+  std::string diag;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      diag += (diag.empty() ? "" : "\n") + d.str();
+    return success();
+  });
+  mlir::fmha::CompileOptions opts;
+  opts.chip = optChip;
+  opts.emit = optEmit;
+  opts.toolkit = optToolkit;
+  opts.folds = !optCompileNoFolds;
+  bool bad = false;
+  FailureOr<mlir::fmha::CompileResult> res =
+      mlir::fmha::compileRequest(ctx, req, opts, &bad);
+  if (failed(res))
+    return fail(bad ? 2 : 3, diag.empty() ? "compilation failed" : diag);
+
+  std::string name = optOut;
+  if (optEmit == "bin")
+    return writeAll({{name + ".hsaco", &res->payload}, {name + ".json", &res->manifest}});
+  const char *ext = optEmit == "isa" ? ".s" : optEmit == "llvm" ? ".ll" : ".mlir";
+  return writeAll({{name + ext, &res->payload}});
+}
