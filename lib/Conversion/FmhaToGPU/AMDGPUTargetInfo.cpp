@@ -81,6 +81,9 @@ public:
   Value exp2(OpBuilder &b, Location loc, Value x) const override {
     return ROCDL::ROCDLExp2::create(b, loc, x.getType(), x);
   }
+  Value log2(OpBuilder &b, Location loc, Value x) const override {
+    return ROCDL::ROCDLLog::create(b, loc, x.getType(), x);
+  }
   int64_t fp8PackedByte(int64_t half, int64_t src) const override {
     return 2 * half + src;
   }

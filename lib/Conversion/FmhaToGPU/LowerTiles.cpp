@@ -1128,11 +1128,14 @@ LogicalResult Lowering::lowerGatherKV(GatherKVOp op) {
 }
 
 int64_t Lowering::pageSizeOf(Value kscale) {
+  // The page size when every tile starts on a page boundary, else 0.
   auto gd = kscale.getDefiningOp<GatherDescaleOp>();
   if (!gd)
     return 0;
   auto ids = gd.getIds().getDefiningOp<PageIdsOp>();
-  return ids ? ids.getPageSize() : 0;
+  if (!ids || !isMultipleOf(ids.getTileStart(), ids.getPageSize()))
+    return 0;
+  return ids.getPageSize();
 }
 
 LogicalResult Lowering::lowerTileMma(TileMmaOp op) {
@@ -1213,6 +1216,38 @@ LogicalResult Lowering::lowerTileMma(TileMmaOp op) {
     }
     return res;
   };
+  // Per-key V descales (pages smaller than the tile). Exact route: steps
+  // that lie in one page accumulate apart and are scaled once (page size a
+  // multiple of the MMA's K, tiles on page boundaries). Otherwise p is
+  // scaled by vd_j / r before the fp8 cast, r = the tile's largest vd for
+  // the row (so the scaled p stays in fp8's range), and r scales the sum.
+  int64_t group = steps;
+  SmallVector<Value> kscale;
+  Value rowScale, rowScaleInv;
+  VectorType accT = VectorType::get({accPerLane()}, b.getF32Type());
+  if (op.getKScale()) {
+    if (!hasCol(op.getKScale()))
+      return fail(op, "k_scale has no column form");
+    kscale = colsOf(op.getKScale());
+    int64_t p = pageSizeOf(op.getKScale());
+    if (p > 0 && p % atom.k == 0 && steps % std::min(steps, p / atom.k) == 0) {
+      group = std::min(steps, p / atom.k);
+    } else {
+      group = 0;
+      Value mx = kscale[0];
+      for (size_t j = 1; j < kscale.size(); ++j)
+        mx = arith::MaxNumFOp::create(b, mx, kscale[j]);
+      Value r = vector::ReductionOp::create(b, vector::CombiningKind::MAXNUMF, mx);
+      for (int64_t mask : ti.rowReduceXorMasks())
+        r = arith::MaxNumFOp::create(b, r, ti.shuffleXor(b, b.getLoc(), r, mask));
+      Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+      Value one = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
+      Value pos = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, r, zero);
+      rowScale = r;
+      rowScaleInv = arith::SelectOp::create(
+          b, pos, arith::DivFOp::create(b, one, r), zero);
+    }
+  }
   SmallVector<Value> pOps;
   for (int64_t c = 0; c < steps; ++c) {
     SmallVector<Value> vals;
@@ -1221,7 +1256,12 @@ LogicalResult Lowering::lowerTileMma(TileMmaOp op) {
       if (!je)
         return fail(op, "P is not in the lanes the PV product needs it in "
                         "(pvKeyPosition does not match the layouts)");
-      vals.push_back(vector::ExtractOp::create(b, lhs.parts[je->first], je->second));
+      Value pv = vector::ExtractOp::create(b, lhs.parts[je->first], je->second);
+      if (rowScaleInv) {
+        Value sj = vector::ExtractOp::create(b, kscale[je->first], je->second);
+        pv = arith::MulFOp::create(b, pv, arith::MulFOp::create(b, sj, rowScaleInv));
+      }
+      vals.push_back(pv);
     }
     SmallVector<Value> words;
     for (int64_t w = 0; w < pPerLane / 4; ++w)
@@ -1234,21 +1274,22 @@ LogicalResult Lowering::lowerTileMma(TileMmaOp op) {
     pOps.push_back(arith::BitcastOp::create(
         b, VectorType::get({pPerLane}, lhs.fp8), bytes));
   }
-  // Per-key V descales: steps that lie in one page share one scale.
-  int64_t group = steps;
-  SmallVector<Value> kscale;
-  if (op.getKScale()) {
-    if (!cols.count(op.getKScale()))
-      return fail(op, "k_scale has no column form");
-    kscale = cols[op.getKScale()];
-    int64_t p = pageSizeOf(op.getKScale());
-    if (p <= 0 || p % atom.k)
-      return fail(op, "per-key V descales need page_size to be a multiple of "
-                      "the MMA's K (")
-             << atom.k << "); got page_size " << p;
-    group = std::min(steps, p / atom.k);
+  if (group == 0) { // the scaled-p route: one chain, then o += r * chain
+    for (size_t bd = 0; bd < out.parts.size(); ++bd) {
+      Value c0 = arith::ConstantOp::create(b, accT, b.getZeroAttr(accT));
+      for (int64_t c = 0; c < steps; ++c) {
+        Value vOp = loadOperand(*kvRuns, atom.aElem, [&](Value r, Value col, int64_t len) {
+          return ldsLoad(arith::AddIOp::create(b, r, cI32(b, bd * atomN)),
+                         arith::AddIOp::create(b, col, cI32(b, c * atom.k)), len);
+        });
+        c0 = mma(vOp, pOps[c], c0);
+      }
+      Value sv = vector::BroadcastOp::create(b, accT, rowScale);
+      out.parts[bd] = vector::FMAOp::create(b, c0, sv, out.parts[bd]);
+    }
+    tiles[op] = out;
+    return success();
   }
-  VectorType accT = VectorType::get({accPerLane()}, b.getF32Type());
   Value zeroAcc = arith::ConstantOp::create(b, accT, b.getZeroAttr(accT));
   for (size_t bd = 0; bd < out.parts.size(); ++bd) {
     for (int64_t g0 = 0; g0 < steps; g0 += group) {
@@ -1397,8 +1438,12 @@ LogicalResult Lowering::lowerOp(Operation *op) {
         v.push_back(scalar(x));
       return v;
     };
+    Value src = scalar(sv.getSource());
+    auto resT = memref::SubViewOp::inferRankReducedResultType(
+        sv.getType().getShape(), cast<MemRefType>(src.getType()),
+        sv.getStaticOffsets(), sv.getStaticSizes(), sv.getStaticStrides());
     auto n = memref::SubViewOp::create(
-        b, scalar(sv.getSource()),
+        b, resT, src,
         getMixedValues(sv.getStaticOffsets(), mapped(sv.getOffsets()), b),
         getMixedValues(sv.getStaticSizes(), mapped(sv.getSizes()), b),
         getMixedValues(sv.getStaticStrides(), mapped(sv.getStrides()), b));
@@ -1417,6 +1462,16 @@ LogicalResult Lowering::lowerOp(Operation *op) {
     return lowerReduction(x);
   if (auto x = dyn_cast<math::Exp2Op>(op))
     return lowerExp2(x);
+  if (auto x = dyn_cast<math::LogOp>(op)) { // lse: ln x = log2(x) * ln 2
+    if (!rows.count(x.getOperand()))
+      return fail(op, "only row vectors take a log");
+    Value ln2 = arith::ConstantOp::create(b, b.getF32FloatAttr(0.6931471805599453f));
+    SmallVector<Value> out;
+    for (Value v : rows[x.getOperand()])
+      out.push_back(arith::MulFOp::create(b, ti.log2(b, b.getLoc(), v), ln2));
+    rows[x] = out;
+    return success();
+  }
   if (auto x = dyn_cast<vector::StepOp>(op)) {
     int64_t n = x.getResult().getType().getDimSize(0);
     (void)n;

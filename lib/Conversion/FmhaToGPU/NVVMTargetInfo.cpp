@@ -113,6 +113,9 @@ public:
   Value exp2(OpBuilder &b, Location loc, Value x) const override {
     return LLVM::Exp2Op::create(b, loc, x, LLVM::FastmathFlags::afn);
   }
+  Value log2(OpBuilder &b, Location loc, Value x) const override {
+    return LLVM::Log2Op::create(b, loc, x, LLVM::FastmathFlags::afn);
+  }
   int64_t fp8PackedByte(int64_t half, int64_t src) const override {
     return 2 * half + 1 - src;
   }
