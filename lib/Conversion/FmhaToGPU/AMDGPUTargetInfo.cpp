@@ -149,10 +149,13 @@ private:
 
 } // namespace
 
-std::unique_ptr<TargetInfo> mlir::fmha::createAMDGPUTargetInfo(StringRef chip) {
-  if (chip == "gfx942") // v_mfma_f32_32x32x16_fp8_fp8, 64 KiB LDS
+std::unique_ptr<TargetInfo> mlir::fmha::createAMDGPUTargetInfo(StringRef chip,
+                                                               int64_t kStep) {
+  if (chip == "gfx942" && (kStep == 0 || kStep == 16)) // v_mfma_f32_32x32x16_fp8_fp8, 64 KiB LDS
     return std::make_unique<AMDGPUTargetInfo>("gfx942", 16, true, 65536);
-  if (chip == "gfx950") // v_mfma_f32_32x32x64_f8f6f4, 160 KiB LDS
-    return std::make_unique<AMDGPUTargetInfo>("gfx950", 64, false, 163840);
+  // v_mfma_f32_32x32x64_f8f6f4 (or, k 16, v_mfma_f32_32x32x16_fp8_fp8), 160 KiB LDS
+  if (chip == "gfx950" && (kStep == 0 || kStep == 64 || kStep == 16))
+    return std::make_unique<AMDGPUTargetInfo>("gfx950", kStep ? kStep : 64,
+                                              false, 163840);
   return nullptr;
 }

@@ -197,8 +197,14 @@ struct ConvertFmhaToGPUPass
       (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
       if (!lowerTiles)
         continue;
-      target->setKernelAttrs(*kernel, threads, /*minWavesPerSimd=*/2);
-      if (failed(lowerKernelTiles(*kernel, *target, cfg)))
+      std::unique_ptr<TargetInfo> tileTarget = createTargetInfo(chip, cfg.getKStep());
+      if (!tileTarget) {
+        grid.emitOpError() << "no " << chip << " MMA with k_step "
+                           << cfg.getKStep();
+        return signalPassFailure();
+      }
+      tileTarget->setKernelAttrs(*kernel, threads, /*minWavesPerSimd=*/2);
+      if (failed(lowerKernelTiles(*kernel, *tileTarget, cfg)))
         return signalPassFailure();
       auto launch = dyn_cast_or_null<gpu::LaunchFuncOp>(
           next ? next->getPrevNode() : nullptr);

@@ -18,8 +18,9 @@ Value TargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
 
 void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
 
-std::unique_ptr<TargetInfo> mlir::fmha::createTargetInfo(StringRef chip) {
-  if (std::unique_ptr<TargetInfo> amd = createAMDGPUTargetInfo(chip))
+std::unique_ptr<TargetInfo> mlir::fmha::createTargetInfo(StringRef chip,
+                                                         int64_t kStep) {
+  if (std::unique_ptr<TargetInfo> amd = createAMDGPUTargetInfo(chip, kStep))
     return amd;
   return createNVVMTargetInfo(chip);
 }

@@ -204,9 +204,12 @@ public:
 };
 
 /// The TargetInfo of `chip` (gfx942, gfx950, sm_90), or null for any other.
-std::unique_ptr<TargetInfo> createTargetInfo(StringRef chip);
+/// `kStep` picks another fp8 MMA of the chip where it has one (gfx950: 16,
+/// v_mfma_f32_32x32x16_fp8_fp8); 0 takes the chip's default.
+std::unique_ptr<TargetInfo> createTargetInfo(StringRef chip, int64_t kStep = 0);
 /// The same, per vendor: null unless gfx942 / gfx950, unless sm_90.
-std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(StringRef chip);
+std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(StringRef chip,
+                                                   int64_t kStep = 0);
 std::unique_ptr<TargetInfo> createNVVMTargetInfo(StringRef chip);
 
 } // namespace fmha

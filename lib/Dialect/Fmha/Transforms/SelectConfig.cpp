@@ -150,9 +150,16 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   Type cache = cacheType(op);
   bool fp8 = isFp8(cache);
   auto [p, shift] = pTypeAndShift(cache);
+  int64_t blockN = fp8 ? chip->blockNFp8 : chip->blockN16;
+  int64_t kStep = fp8 ? chip->kStepFp8 : chip->kStep16;
+  // gfx950, small pages with a V descale per page: the K=16 MFMA keeps each
+  // MMA inside one page (its K=64 one would span several).
+  if (chip->name == "gfx950" && fp8 && op.getQuant() == QuantMode::KVBlockScale &&
+      static_cast<int64_t>(op.getPageSize()) < blockN &&
+      static_cast<int64_t>(op.getPageSize()) % kStep != 0)
+    kStep = 16;
   auto cfg = ConfigAttr::get(op.getContext(), chip->name, chip->blockM,
-                             fp8 ? chip->blockNFp8 : chip->blockN16,
-                             fp8 ? chip->kStepFp8 : chip->kStep16, chip->warps,
+                             blockN, kStep, chip->warps,
                              chip->waveSize, chip->mmaM, chip->mmaN, p, shift);
   if (failed(verifyConfig(op, cfg)))
     return failure();

@@ -29,6 +29,12 @@ def FmhaSelectConfig : Pass<"fmha-select-config"> {
     caches, f8E4M3FNUZ with SHIFT 7 for FNUZ caches; e5m2 caches also use the
     e4m3 P: 3 mantissa bits instead of 2, and both MMA units take mixed
     e4m3 x e5m2 operands); the cache's 16-bit type with SHIFT 0 otherwise.
+
+    K step: the chip's fp8 MMA (16 on gfx942, 64 on gfx950, 32 on sm_90).
+    One exception: gfx950 with kv_blockscale and pages smaller than the tile
+    that are not a multiple of 64 takes k_step 16 (v_mfma_f32_32x32x16_fp8_fp8),
+    so each MMA's keys lie in one page and the per-page V descale scales whole
+    MMA results instead of P (see convert-fmha-to-gpu).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"host\"",
