@@ -669,6 +669,9 @@ public:
             Value z) const override {
     return base->mma(bl, loc, x, y, z);
   }
+  Value log2(OpBuilder &bl, Location loc, Value x) const override {
+    return base->log2(bl, loc, x);
+  }
   Value exp2(OpBuilder &bl, Location loc, Value x) const override {
     return base->exp2(bl, loc, x);
   }
