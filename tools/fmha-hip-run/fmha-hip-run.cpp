@@ -13,7 +13,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Reference/Compare.h"
-#include "fmha/Reference/FloatCodec.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
@@ -42,18 +41,20 @@ namespace json = llvm::json;
 namespace ref = ::fmha::ref;
 using llvm::StringRef;
 
-static cl::opt<std::string> optManifest(cl::Positional, cl::Required,
-                                        cl::desc("<NAME.json>"));
-static cl::opt<std::string>
-    optHsaco("hsaco", cl::desc("code object (default: the manifest's \"binary\", "
-                               "relative to the manifest)"),
-             cl::value_desc("FILE"), cl::init(""));
+static cl::OptionCategory category("fmha-hip-run options");
+static cl::opt<std::string> optManifest(cl::Positional, cl::desc("<NAME.json>"),
+                                        cl::init(""), cl::cat(category));
+static cl::opt<std::string> optHsaco(
+    "hsaco",
+    cl::desc("code object (default: the manifest's \"binary\", else NAME.hsaco "
+             "next to NAME.json)"),
+    cl::value_desc("FILE"), cl::init(""), cl::cat(category));
 static cl::opt<int> optDevice("device", cl::desc("HIP device index"),
-                              cl::init(0));
+                              cl::init(0), cl::cat(category));
 static cl::opt<std::string> optHipLibrary(
     "hip-library",
     cl::desc("load this HIP runtime instead of searching for libamdhip64.so"),
-    cl::value_desc("PATH"), cl::init(""), cl::Hidden);
+    cl::value_desc("PATH"), cl::init(""), cl::Hidden, cl::cat(category));
 
 namespace {
 
@@ -64,33 +65,42 @@ int fail(int code, const llvm::Twine &msg) {
   return code;
 }
 
+std::string quote(StringRef s) { return "'" + s.str() + "'"; }
+
 //===----------------------------------------------------------------------===//
 // Manifest
 //===----------------------------------------------------------------------===//
 
-/// Tensor operands in the op's order (SPEC section 1). The caches are `k` and
-/// `v` in the manifest; the op's own spellings `k_cache`/`v_cache` are accepted.
+/// Tensor operands in the op's order (SPEC section 1). The short spellings
+/// `k` and `v` of the caches are accepted too.
+// clang-format off
 constexpr const char *kTensors[] = {
-    "q",         "k",         "v",          "qo_indptr", "kv_indptr",
-    "kv_page_indices", "kv_last_page_len", "block_table", "kv_seqlen",
-    "q_descale", "k_descale", "v_descale", "out",        "lse"};
+    "q", "k_cache", "v_cache", "qo_indptr", "kv_indptr", "kv_page_indices",
+    "kv_last_page_len", "block_table", "kv_seqlen", "q_descale", "k_descale",
+    "v_descale", "out", "lse"};
+// clang-format on
 
 std::string canonicalTensor(StringRef name) {
-  if (name == "k_cache")
-    return "k";
-  if (name == "v_cache")
-    return "v";
+  if (name == "k")
+    return "k_cache";
+  if (name == "v")
+    return "v_cache";
   for (const char *t : kTensors)
     if (name == t)
       return t;
   return "";
 }
 
+/// What a scalar argument holds about its tensor (memref semantics, in
+/// elements): a size, a stride, or the offset of element 0 from the pointer.
+enum class Field { Pointer, Dim, Stride, Offset };
+
 struct Arg {
   std::string name, kind; ///< kind: "pointer", "i64" or "i32"
   uint64_t offset = 0, size = 0, align = 1;
   std::string tensor; ///< canonical tensor name
-  int64_t dim = -1;   ///< for TENSOR_dimN; -1 for a pointer
+  Field field = Field::Pointer;
+  int64_t index = -1; ///< N of TENSOR_dimN / TENSOR_strideN
 };
 
 struct Manifest {
@@ -250,30 +260,37 @@ std::string readRequest(const json::Object &o, ref::Request &r) {
     kv.assign(qo.size(), kv[0]);
   }
   if (qo.size() != kv.size())
-    return "\"request.qo_lens\" and \"request.kv_lens\" have different lengths (" +
-           std::to_string(qo.size()) + " and " + std::to_string(kv.size()) + ")";
+    return "\"request.qo_lens\" and \"request.kv_lens\" have different "
+           "lengths: " +
+           std::to_string(qo.size()) + " and " + std::to_string(kv.size());
   if (batch >= 0 && static_cast<int64_t>(qo.size()) != batch)
-    return "\"request.batch\" is " + std::to_string(batch) + " but \"request.qo_lens\" has " +
-           std::to_string(qo.size()) + " entries";
+    return "\"request.batch\" is " + std::to_string(batch) +
+           " but \"request.qo_lens\" has " + std::to_string(qo.size()) +
+           " entries";
   r.qo_lens = qo;
   r.kv_lens = kv;
   auto tf = ref::parseTableForm(table);
   auto kl = ref::parseLayout(layout);
   auto qm = ref::parseQuantMode(quant);
   auto mk = ref::parseMask(mask);
-  auto q = ref::parseDType(qT), k = ref::parseDType(kvT), out = ref::parseDType(oT);
+  auto q = ref::parseDType(qT), k = ref::parseDType(kvT),
+       out = ref::parseDType(oT);
   if (!tf)
-    return "\"request.page_table\" must be csr or block_table, got '" + table + "'";
+    return "\"request.page_table\" must be csr or block_table, got " +
+           quote(table);
   if (!kl)
-    return "\"request.kv_layout\" must be nhd or hnd, got '" + layout + "'";
+    return "\"request.kv_layout\" must be nhd or hnd, got " + quote(layout);
   if (!qm)
-    return "\"request.quant\" must be none, per_tensor or kv_blockscale, got '" +
-           quant + "'";
+    return "\"request.quant\" must be none, per_tensor or kv_blockscale, "
+           "got " +
+           quote(quant);
   if (!mk)
-    return "\"request.mask\" must be none, causal or window:L,R, got '" + mask + "'";
+    return "\"request.mask\" must be none, causal or window(L,R), got " +
+           quote(mask);
   if (!q || !k || !out)
-    return "unknown element type in \"request.q_dtype\"/\"kv_dtype\"/\"out_dtype\": '" +
-           qT + "', '" + kvT + "', '" + oT + "'";
+    return "unknown element type in \"request.q_dtype\", \"kv_dtype\" or "
+           "\"out_dtype\": " +
+           quote(qT) + ", " + quote(kvT) + ", " + quote(oT);
   r.table = *tf;
   r.layout = *kl;
   r.quant = *qm;
@@ -298,7 +315,8 @@ std::string readArg(const json::Value &v, size_t i, Arg &a) {
     return err;
   std::string what = "\"" + at + "\" ('" + a.name + "')";
   if (a.align == 0 || (a.align & (a.align - 1)))
-    return what + ": align must be a power of two, got " + std::to_string(a.align);
+    return what + ": align must be a power of two, got " +
+           std::to_string(a.align);
   if (a.offset % a.align)
     return what + ": offset " + std::to_string(a.offset) +
            " is not a multiple of its align " + std::to_string(a.align);
@@ -313,14 +331,27 @@ std::string readArg(const json::Value &v, size_t i, Arg &a) {
   if (a.kind != "i64" && a.kind != "i32")
     return what + ": kind must be pointer, i64 or i32, got '" + a.kind + "'";
   if (a.size != (a.kind == "i64" ? 8u : 4u))
-    return what + ": an " + a.kind + " has size " + (a.kind == "i64" ? "8" : "4") +
-           ", got " + std::to_string(a.size);
-  // TENSOR_dimN: dimension N of a tensor operand.
-  auto [tensor, dim] = StringRef(a.name).rsplit("_dim");
-  a.tensor = canonicalTensor(tensor);
-  if (dim.empty() || a.tensor.empty() || dim.getAsInteger(10, a.dim) || a.dim < 0)
-    return what + ": a scalar argument must be named TENSOR_dimN";
-  return "";
+    return what + ": an " + a.kind + " has size " +
+           (a.kind == "i64" ? "8" : "4") + ", got " + std::to_string(a.size);
+  // TENSOR_dimN, TENSOR_strideN or TENSOR_offset of a tensor operand.
+  StringRef name = a.name;
+  for (auto [suffix, field] :
+       {std::pair{"_dim", Field::Dim}, std::pair{"_stride", Field::Stride}}) {
+    auto [tensor, n] = name.rsplit(suffix);
+    if (n.empty() || canonicalTensor(tensor).empty() ||
+        n.getAsInteger(10, a.index) || a.index < 0)
+      continue;
+    a.tensor = canonicalTensor(tensor);
+    a.field = field;
+    return "";
+  }
+  if (name.consume_back("_offset") && !canonicalTensor(name).empty()) {
+    a.tensor = canonicalTensor(name);
+    a.field = Field::Offset;
+    return "";
+  }
+  return what + ": a scalar argument must be named TENSOR_dimN, "
+                "TENSOR_strideN or TENSOR_offset";
 }
 
 std::string readManifest(const json::Value &root, Manifest &m) {
@@ -331,13 +362,15 @@ std::string readManifest(const json::Value &root, Manifest &m) {
   Fields f(*o, "", err);
   f.str("format", format) && f.str("kernel", m.kernel) &&
       f.str("chip", m.chip, false) && f.str("target", m.target, false) &&
-      f.str("binary", m.binary, false) && f.u64("kernarg_size", m.kernargSize) &&
+      f.str("binary", m.binary, false) &&
+      f.u64("kernarg_size", m.kernargSize) &&
       f.u64("kernarg_align", m.kernargAlign, false) &&
       f.dim3("workgroup", m.workgroup) && f.dim3("grid_for_request", m.grid);
   if (!err.empty())
     return err;
   if (format != kFormat)
-    return "\"format\" must be \"" + std::string(kFormat) + "\", got \"" + format + "\"";
+    return "\"format\" must be \"" + std::string(kFormat) + "\", got \"" +
+           format + "\"";
   if (m.kernel.empty())
     return "\"kernel\" must not be empty";
 
@@ -361,19 +394,21 @@ std::string readManifest(const json::Value &root, Manifest &m) {
     if (std::string e = readArg((*args)[i], i, a); !e.empty())
       return e;
     if (a.offset < end)
-      return "\"args[" + std::to_string(i) + "]\" ('" + a.name + "') at offset " +
-             std::to_string(a.offset) + " overlaps the argument before it";
+      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
+             "') at offset " + std::to_string(a.offset) +
+             " overlaps the argument before it";
     end = a.offset + a.size;
     if (end > m.kernargSize)
-      return "\"args[" + std::to_string(i) + "]\" ('" + a.name + "') ends at byte " +
-             std::to_string(end) + ", past \"kernarg_size\" " +
-             std::to_string(m.kernargSize);
+      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
+             "') ends at byte " + std::to_string(end) +
+             ", past \"kernarg_size\" " + std::to_string(m.kernargSize);
     m.args.push_back(std::move(a));
   }
 
   uint64_t threads = uint64_t(m.workgroup[0]) * m.workgroup[1] * m.workgroup[2];
   if (threads == 0 || threads > 1024)
-    return "\"workgroup\" must have 1 to 1024 threads, got " + std::to_string(threads);
+    return "\"workgroup\" must have 1 to 1024 threads, got " +
+           std::to_string(threads);
 
   // The grid formula is optional; each entry is a string or a number.
   if (const json::Object *g = o->getObject("grid")) {
@@ -387,7 +422,8 @@ std::string readManifest(const json::Value &root, Manifest &m) {
       else if (std::optional<int64_t> n = v->getAsInteger())
         m.gridFormula[i] = std::to_string(*n);
       else
-        return "\"grid." + std::string(axes[i]) + "\" must be a string or an integer";
+        return "\"grid." + std::string(axes[i]) +
+               "\" must be a string or an integer";
     }
   }
   return "";
@@ -404,9 +440,12 @@ public:
       maxQ = std::max(maxQ, q);
     for (int64_t k : r.kv_lens)
       maxK = std::max(maxK, k);
-    vars = {{"batch", double(r.batch())},          {"num_qo_heads", double(r.num_qo_heads)},
-            {"num_kv_heads", double(r.num_kv_heads)}, {"max_qo_len", double(maxQ)},
-            {"max_kv_len", double(maxK)},          {"total_q", double(r.totalQ())}};
+    vars = {{"batch", double(r.batch())},
+            {"num_qo_heads", double(r.num_qo_heads)},
+            {"num_kv_heads", double(r.num_kv_heads)},
+            {"max_qo_len", double(maxQ)},
+            {"max_kv_len", double(maxK)},
+            {"total_q", double(r.totalQ())}};
   }
   std::optional<double> eval() {
     std::optional<double> v = sum();
@@ -464,7 +503,8 @@ private:
       std::optional<double> v = sum();
       return v && eat(')') ? v : std::nullopt;
     }
-    size_t n = s.find_if_not([](char c) { return llvm::isAlnum(c) || c == '_'; });
+    size_t n =
+        s.find_if_not([](char c) { return llvm::isAlnum(c) || c == '_'; });
     StringRef word = s.take_front(n);
     s = s.drop_front(word.size());
     if (word.empty())
@@ -500,11 +540,15 @@ std::string checkCodeObject(StringRef bytes, StringRef chip) {
   auto u16 = [&](size_t at) {
     return uint16_t(uint8_t(bytes[at]) | uint8_t(bytes[at + 1]) << 8);
   };
-  auto u32 = [&](size_t at) { return uint32_t(u16(at)) | uint32_t(u16(at + 2)) << 16; };
-  if (bytes[ELF::EI_CLASS] != ELF::ELFCLASS64 || bytes[ELF::EI_DATA] != ELF::ELFDATA2LSB)
+  auto u32 = [&](size_t at) {
+    return uint32_t(u16(at)) | uint32_t(u16(at + 2)) << 16;
+  };
+  if (bytes[ELF::EI_CLASS] != ELF::ELFCLASS64 ||
+      bytes[ELF::EI_DATA] != ELF::ELFDATA2LSB)
     return "not a 64-bit little-endian ELF file";
   if (u16(18) != ELF::EM_AMDGPU)
-    return "not an AMDGPU code object (e_machine " + std::to_string(u16(18)) + ")";
+    return "not an AMDGPU code object (e_machine " + std::to_string(u16(18)) +
+           ")";
   if (uint8_t(bytes[ELF::EI_OSABI]) != ELF::ELFOSABI_AMDGPU_HSA)
     return "not an HSA code object (OS/ABI " +
            std::to_string(uint8_t(bytes[ELF::EI_OSABI])) + ")";
@@ -521,17 +565,11 @@ std::string checkCodeObject(StringRef bytes, StringRef chip) {
     if (mach == k.mach)
       have = k.chip;
   }
-  if (want && (!have || StringRef(have) != want)) {
-    std::string got;
-    llvm::raw_string_ostream os(got);
-    if (have)
-      os << have;
-    else
-      os << "EF_AMDGPU_MACH 0x";
-    if (!have)
-      os.write_hex(mach);
-    return "the code object is for " + got + ", the manifest says " + chip.str();
-  }
+  if (want && (!have || StringRef(have) != want))
+    return "the code object is for " +
+           (have ? std::string(have)
+                 : "EF_AMDGPU_MACH 0x" + llvm::utohexstr(mach, true)) +
+           ", the manifest says " + chip.str();
   return "";
 }
 
@@ -544,14 +582,25 @@ struct Tensor {
   const void *host = nullptr; ///< bytes to upload (outputs: poisoned)
   size_t bytes = 0;
   std::vector<int64_t> shape;
+  std::vector<int64_t> strides = {}; ///< in elements; empty: dense row-major
+  int64_t offset = 0; ///< element 0, in elements from the pointer
   void *dev = nullptr;
   bool used = false; ///< passed as a pointer argument
+
+  int64_t stride(size_t d) const {
+    if (!strides.empty())
+      return strides[d];
+    int64_t s = 1;
+    for (size_t i = d + 1; i < shape.size(); ++i)
+      s *= shape[i];
+    return s;
+  }
 };
 
-/// Pointer operands the request's kernel takes (RequestModule's kernelArgs
-/// rule; repeated here because this tool must not link MLIR).
+/// Tensor operands of the request's op (RequestModule's kernelArgs rule,
+/// repeated here because this tool must not link MLIR).
 std::vector<std::string> expectedTensors(const ref::Request &r) {
-  std::vector<std::string> t = {"q", "k", "v", "qo_indptr"};
+  std::vector<std::string> t = {"q", "k_cache", "v_cache", "qo_indptr"};
   if (r.table == ref::TableForm::CSR)
     t.insert(t.end(), {"kv_indptr", "kv_page_indices", "kv_last_page_len"});
   else
@@ -593,7 +642,8 @@ struct Hip {
 
   std::string error(int e) const {
     const char *s = getErrorString ? getErrorString(e) : nullptr;
-    return std::string(s ? s : "unknown HIP error") + " (" + std::to_string(e) + ")";
+    return std::string(s ? s : "unknown HIP error") + " (" + std::to_string(e) +
+           ")";
   }
 };
 
@@ -625,7 +675,8 @@ void *openHipLibrary(std::string &name, std::string &why) {
 std::string resolveHip(void *lib, Hip &h) {
   std::string missing;
   auto get = [&](auto &fn, const char *name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dlsym(lib, name));
     if (!fn && missing.empty())
       missing = name;
   };
@@ -649,10 +700,16 @@ std::string resolveHip(void *lib, Hip &h) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "fmha-hip-run: launch a kernel fmha-compile wrote, through HIP, and check "
-      "it against the oracle\n");
+  cl::HideUnrelatedOptions(category);
+  // Usage errors exit 2 (cl's default, 1, means "fail" here).
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "fmha-hip-run: launch a kernel fmha-compile wrote, through HIP, and "
+          "check it against the oracle\n",
+          &llvm::errs()))
+    return 2;
+  if (optManifest.empty())
+    return fail(2, "usage: fmha-hip-run NAME.json [--hsaco FILE] [--device N]");
 
   // Manifest.
   auto file = llvm::MemoryBuffer::getFile(optManifest, /*IsText=*/true);
@@ -668,27 +725,32 @@ int main(int argc, char **argv) {
     return fail(2, "invalid manifest " + optManifest + ": " + err);
   const ref::Request &req = m.req;
   if (std::string err = req.validate(); !err.empty())
-    return fail(2, "invalid manifest " + optManifest + ": invalid request: " + err);
+    return fail(2, "invalid manifest " + optManifest +
+                       ": invalid request: " + err);
 
-  // The pointer operands must be the request's, each once.
+  // Pointer operands are the request's, each once, and include the outputs.
+  // An input may be absent: the kernel takes only the operands it reads.
   std::vector<std::string> want = expectedTensors(req);
   std::vector<std::string> seen;
   for (const Arg &a : m.args) {
     if (a.kind != "pointer")
       continue;
     if (std::find(seen.begin(), seen.end(), a.tensor) != seen.end())
-      return fail(2, "invalid manifest " + optManifest + ": pointer argument '" +
-                         a.tensor + "' appears twice");
+      return fail(2, "invalid manifest " + optManifest +
+                         ": pointer argument '" + a.tensor + "' appears twice");
     if (std::find(want.begin(), want.end(), a.tensor) == want.end())
-      return fail(2, "invalid manifest " + optManifest + ": pointer argument '" +
-                         a.tensor + "' is not an operand of the request (" +
-                         req.str() + (req.return_lse ? "" : " lse=false") + ")");
+      return fail(2, "invalid manifest " + optManifest +
+                         ": pointer argument '" + a.tensor +
+                         "' is not an operand of the request (" + req.str() +
+                         (req.return_lse ? "" : " lse=false") + ")");
     seen.push_back(a.tensor);
   }
-  for (const std::string &t : want)
-    if (std::find(seen.begin(), seen.end(), t) == seen.end())
-      return fail(2, "invalid manifest " + optManifest + ": no pointer argument for '" +
-                         t + "', an operand of the request");
+  for (const char *t : {"out", "lse"})
+    if (std::find(want.begin(), want.end(), t) != want.end() &&
+        std::find(seen.begin(), seen.end(), t) == seen.end())
+      return fail(2, "invalid manifest " + optManifest +
+                         ": no pointer argument for '" + t +
+                         "', an output of the request");
 
   // The grid: grid_for_request, checked against the formula where it parses.
   for (int i = 0; i < 3; ++i) {
@@ -696,8 +758,9 @@ int main(int argc, char **argv) {
       continue;
     std::optional<double> v = Formula(m.gridFormula[i], req).eval();
     if (v && *v != double(m.grid[i]))
-      return fail(2, "invalid manifest " + optManifest + ": \"grid_for_request\"[" +
-                         std::to_string(i) + "] is " + std::to_string(m.grid[i]) +
+      return fail(2, "invalid manifest " + optManifest +
+                         ": \"grid_for_request\"[" + std::to_string(i) +
+                         "] is " + std::to_string(m.grid[i]) +
                          " but \"grid\" says " + m.gridFormula[i] + " = " +
                          std::to_string(int64_t(*v)) + " for the request");
   }
@@ -722,12 +785,14 @@ int main(int argc, char **argv) {
   if (!hsaco)
     return fail(2, "cannot read code object " + hsacoPath + ": " +
                        hsaco.getError().message());
-  if (std::string err = checkCodeObject((*hsaco)->getBuffer(), m.chip); !err.empty())
+  if (std::string err = checkCodeObject((*hsaco)->getBuffer(), m.chip);
+      !err.empty())
     return fail(2, "code object " + hsacoPath + ": " + err);
 
   // Inputs, as fmha-run makes them, and the run-time page-table check.
   ref::Inputs in = ref::makeInputs(req);
-  if (std::string err = ref::validatePageTable(in.table, req.table); !err.empty())
+  if (std::string err = ref::validatePageTable(in.table, req.table);
+      !err.empty())
     return fail(2, "invalid page table: " + err);
   const ref::PageTable &pt = in.table;
   int64_t totalQ = req.totalQ(), hq = req.num_qo_heads, hkv = req.num_kv_heads,
@@ -737,8 +802,19 @@ int main(int argc, char **argv) {
   std::vector<float> lse(totalQ * hq);
   ref::poisonFill(req.out_dtype, out.data(), totalQ * hq * dv);
   ref::poisonFill(ref::DType::F32, lse.data(), lse.size());
-  // Descales as dense tensors: [N_pages, Hkv] for kv_blockscale, else [1].
+  // Descales. kv_blockscale with the layout passed (k/v_descale offset and
+  // both strides in the args): aiter's interleaved [N_pages, Hkv, 2] buffer,
+  // as fmha-run passes it (one allocation; K at offset 0, V at 1, strides
+  // {2*Hkv, 2}). Otherwise dense copies: [N_pages, Hkv], or [1] per tensor.
   bool blockscale = req.quant == ref::QuantMode::KVBlockscale;
+  auto layoutArgs = [&](StringRef t) {
+    return llvm::count_if(m.args, [&](const Arg &a) {
+      return a.tensor == t &&
+             (a.field == Field::Offset || a.field == Field::Stride);
+    });
+  };
+  bool interleaved = blockscale && layoutArgs("k_descale") == 3 &&
+                     layoutArgs("v_descale") == 3;
   std::vector<float> kd(blockscale ? n * hkv : 1), vd(kd.size());
   for (int64_t pg = 0; pg < (blockscale ? n : 1); ++pg)
     for (int64_t h = 0; h < (blockscale ? hkv : 1); ++h) {
@@ -759,11 +835,12 @@ int main(int argc, char **argv) {
       blockscale ? std::vector<int64_t>{n, hkv} : std::vector<int64_t>{1};
   std::vector<Tensor> tensors = {
       {"q", in.q.data(), in.q.size(), {totalQ, hq, d}},
-      {"k", in.k_cache.data(), in.k_cache.size(), cacheShape(d)},
-      {"v", in.v_cache.data(), in.v_cache.size(), cacheShape(dv)},
+      {"k_cache", in.k_cache.data(), in.k_cache.size(), cacheShape(d)},
+      {"v_cache", in.v_cache.data(), in.v_cache.size(), cacheShape(dv)},
       i32("qo_indptr", in.qo_indptr, {b + 1}),
       i32("kv_indptr", pt.kv_indptr, {int64_t(pt.kv_indptr.size())}),
-      i32("kv_page_indices", pt.kv_page_indices, {int64_t(pt.kv_page_indices.size())}),
+      i32("kv_page_indices", pt.kv_page_indices,
+          {int64_t(pt.kv_page_indices.size())}),
       i32("kv_last_page_len", pt.kv_last_page_len, {b}),
       i32("block_table", pt.block_table, {b, pt.max_pages}),
       i32("kv_seqlen", pt.kv_seqlen, {b}),
@@ -772,6 +849,17 @@ int main(int argc, char **argv) {
       {"v_descale", vd.data(), vd.size() * 4, descaleShape},
       {"out", out.data(), out.size(), {totalQ, hq, dv}},
       {"lse", lse.data(), lse.size() * 4, {totalQ, hq}}};
+  if (interleaved)
+    for (Tensor &t : tensors) {
+      if (t.name != "k_descale" && t.name != "v_descale")
+        continue;
+      const ref::DescaleLayout &l =
+          t.name == "k_descale" ? in.k_descale : in.v_descale;
+      t.host = in.kv_descale.data();
+      t.bytes = in.kv_descale.size() * 4;
+      t.offset = l.offset;
+      t.strides = {l.page_stride, l.head_stride};
+    }
   auto find = [&](StringRef name) -> Tensor & {
     for (Tensor &t : tensors)
       if (t.name == name)
@@ -779,18 +867,22 @@ int main(int argc, char **argv) {
     llvm_unreachable("every canonical tensor has an entry");
   };
 
-  // Kernarg values that need no device: dimensions, checked against ranks.
+  // Kernarg values that need no device: sizes, strides and offsets (in
+  // elements), checked against ranks.
   std::vector<uint8_t> kernarg(m.kernargSize, 0);
   for (const Arg &a : m.args) {
     Tensor &t = find(a.tensor);
-    if (a.kind == "pointer") {
+    if (a.field == Field::Pointer) {
       t.used = true;
       continue;
     }
-    if (a.dim >= int64_t(t.shape.size()))
-      return fail(2, "invalid manifest " + optManifest + ": '" + a.name + "': " +
-                         a.tensor + " has rank " + std::to_string(t.shape.size()));
-    int64_t v = t.shape[a.dim];
+    if (a.field != Field::Offset && a.index >= int64_t(t.shape.size()))
+      return fail(2, "invalid manifest " + optManifest + ": '" + a.name +
+                         "': " + a.tensor + " has rank " +
+                         std::to_string(t.shape.size()));
+    int64_t v = a.field == Field::Dim      ? t.shape[a.index]
+                : a.field == Field::Stride ? t.stride(a.index)
+                                           : t.offset;
     if (a.kind == "i64") {
       std::memcpy(&kernarg[a.offset], &v, 8);
     } else {
@@ -822,10 +914,13 @@ int main(int argc, char **argv) {
     return fail(3, "no HIP device (hipGetDeviceCount: " + hip.error(e) +
                        "); nothing was launched");
   if (count == 0)
-    return fail(3, "no HIP device (hipGetDeviceCount: 0 devices); nothing was launched");
+    return fail(
+        3,
+        "no HIP device (hipGetDeviceCount: 0 devices); nothing was launched");
   if (optDevice < 0 || optDevice >= count)
-    return fail(2, "--device " + std::to_string(optDevice) + " is not a device (" +
-                       std::to_string(count) + " found)");
+    return fail(2, "--device " + std::to_string(optDevice) +
+                       " is not a device (" + std::to_string(count) +
+                       " found)");
   auto hipFailed = [&](const char *call, int e, const std::string &hint = "") {
     return fail(3, std::string(call) + " failed: " + hip.error(e) + hint);
   };
@@ -835,27 +930,38 @@ int main(int argc, char **argv) {
   if (int e = hip.moduleLoadData(&module, (*hsaco)->getBufferStart()))
     return hipFailed("hipModuleLoadData", e,
                      " (the code object is for " +
-                         (m.target.empty() ? m.chip : m.target) + "; is device " +
+                         (m.target.empty() ? m.chip : m.target) +
+                         ", code object v6, which needs ROCm 6.3 or later; is "
+                         "device " +
                          std::to_string(optDevice) + " that chip?)");
   Hip::Function fn = nullptr;
   if (int e = hip.moduleGetFunction(&fn, module, m.kernel.c_str()))
     return hipFailed("hipModuleGetFunction", e, " (kernel '" + m.kernel + "')");
 
   // Upload the operands (outputs poisoned) and put their addresses in place.
+  // Tensors that view one host buffer (the interleaved descales) share one
+  // allocation.
   for (Tensor &t : tensors) {
     if (!t.used)
       continue;
+    auto same = llvm::find_if(
+        tensors, [&](const Tensor &o) { return o.dev && o.host == t.host; });
+    if (same != tensors.end()) {
+      t.dev = same->dev;
+      continue;
+    }
     // hipMalloc(0) may give a null pointer; an empty tensor (no pages at
     // all) still gets an address, which the kernel never reads.
     if (int e = hip.malloc(&t.dev, t.bytes ? t.bytes : 4))
-      return hipFailed("hipMalloc", e, " (" + t.name + ", " +
-                                           std::to_string(t.bytes) + " bytes)");
+      return hipFailed("hipMalloc", e,
+                       " (" + t.name + ", " + std::to_string(t.bytes) +
+                           " bytes)");
     if (t.bytes)
       if (int e = hip.memcpy(t.dev, t.host, t.bytes, Hip::kMemcpyHostToDevice))
         return hipFailed("hipMemcpy to the device", e, " (" + t.name + ")");
   }
   for (const Arg &a : m.args)
-    if (a.kind == "pointer")
+    if (a.field == Field::Pointer)
       std::memcpy(&kernarg[a.offset], &find(a.tensor).dev, 8);
 
   // One launch; the kernarg buffer goes through `extra` (docs/ABI.md). LDS is
@@ -867,26 +973,30 @@ int main(int argc, char **argv) {
   double ms = 0;
   if (m.grid[0] && m.grid[1] && m.grid[2]) {
     auto t0 = std::chrono::steady_clock::now();
-    if (int e = hip.moduleLaunchKernel(fn, m.grid[0], m.grid[1], m.grid[2],
-                                       m.workgroup[0], m.workgroup[1],
-                                       m.workgroup[2], 0, nullptr, nullptr, extra))
+    if (int e = hip.moduleLaunchKernel(
+            fn, m.grid[0], m.grid[1], m.grid[2], m.workgroup[0], m.workgroup[1],
+            m.workgroup[2], 0, nullptr, nullptr, extra))
       return hipFailed("hipModuleLaunchKernel", e);
     if (int e = hip.deviceSynchronize())
       return hipFailed("the kernel (hipDeviceSynchronize)", e);
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+    ms = std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
              .count();
   }
   Tensor &o = find("out"), &l = find("lse");
   if (!out.empty())
-    if (int e = hip.memcpy(out.data(), o.dev, out.size(), Hip::kMemcpyDeviceToHost))
+    if (int e =
+            hip.memcpy(out.data(), o.dev, out.size(), Hip::kMemcpyDeviceToHost))
       return hipFailed("hipMemcpy from the device", e, " (out)");
   if (l.used && !lse.empty())
     if (int e = hip.memcpy(lse.data(), l.dev, lse.size() * 4,
                            Hip::kMemcpyDeviceToHost))
       return hipFailed("hipMemcpy from the device", e, " (lse)");
-  for (Tensor &t : tensors)
-    if (t.dev)
-      hip.free(t.dev);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (void *dev = tensors[i].dev;
+        dev && std::none_of(tensors.begin(), tensors.begin() + i,
+                            [&](const Tensor &o) { return o.dev == dev; }))
+      hip.free(dev);
   if (hip.moduleUnload)
     hip.moduleUnload(module);
 
@@ -896,9 +1006,8 @@ int main(int argc, char **argv) {
   llvm::outs() << (vs.pass ? "PASS" : "FAIL") << " " << req.str() << " | "
                << vs.summary() << " | " << (m.chip.empty() ? "?" : m.chip)
                << " device=" << optDevice << " grid=[" << m.grid[0] << ","
-               << m.grid[1] << "," << m.grid[2] << "] block=["
-               << m.workgroup[0] << "," << m.workgroup[1] << ","
-               << m.workgroup[2] << "] time_ms=" << llvm::format("%.3f", ms)
-               << "\n";
+               << m.grid[1] << "," << m.grid[2] << "] block=[" << m.workgroup[0]
+               << "," << m.workgroup[1] << "," << m.workgroup[2]
+               << "] time_ms=" << llvm::format("%.3f", ms) << "\n";
   return vs.pass ? 0 : 1;
 }

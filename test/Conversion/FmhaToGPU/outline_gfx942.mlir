@@ -13,7 +13,7 @@
 // CHECK: gpu.launch_func @fmha_kernels::@default_request_kernel blocks in (%{{.*}}, %[[C32]], %{{.*}}) threads in (%[[C256]], %{{.*}}, %{{.*}}) args(%[[Q]] : memref<?x32x128xf8E4M3FNUZ>, %{{.*}} : memref<?x1024x8x128xf8E4M3FNUZ>, %{{.*}} : memref<?x1024x8x128xf8E4M3FNUZ>, %{{.*}} : memref<?xi32>,
 // CHECK: gpu.module @fmha_kernels [#rocdl.target<chip = "gfx942">]
 // CHECK: gpu.func @default_request_kernel(%{{.*}}: memref<?x32x128xf8E4M3FNUZ>, %{{.*}}: memref<?x1024x8x128xf8E4M3FNUZ>
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-SAME: kernel attributes {fmha.config = #fmha.config<{{.*}}>, known_block_size = array<i32: 256, 1, 1>}
 // CHECK: gpu.block_id x
 // CHECK: gpu.block_id y
 // CHECK: gpu.block_id z

@@ -5,7 +5,8 @@
 //   fmha-hip-run NAME.json --hip-library lib/libfmha-hip-mock.so
 // hipModuleLaunchKernel runs nothing. It prints the grid, the block and the
 // kernarg buffer (8-byte slots, pointers named by the allocation they point
-// to) on stderr, so a test sees every argument, and the output stays poisoned.
+// to, buffers of at most 16 bytes shown as i32 words) on stderr, so a test
+// sees every argument, and the output stays poisoned.
 // Copies are checked against the allocations and the copy direction.
 // FMHA_HIP_MOCK_DEVICES sets the device count (default 1); 0 answers like a
 // runtime on a machine without a GPU.
@@ -15,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
 #include <map>
 #include <string>
 
@@ -63,7 +63,9 @@ const Allocation *find(const void *p, size_t n) {
 
 } // namespace
 
-MOCK_API int hipInit(unsigned flags) { return flags ? kInvalidValue : kSuccess; }
+MOCK_API int hipInit(unsigned flags) {
+  return flags ? kInvalidValue : kSuccess;
+}
 
 MOCK_API int hipGetDeviceCount(int *count) {
   *count = devices();
@@ -75,7 +77,10 @@ MOCK_API int hipSetDevice(int d) {
 }
 
 MOCK_API int hipModuleLoadData(void **module, const void *image) {
-  if (!image || std::memcmp(image, "\x7f" "ELF", 4))
+  if (!image || std::memcmp(image,
+                            "\x7f"
+                            "ELF",
+                            4))
     return kInvalidImage;
   *module = const_cast<void *>(image);
   return kSuccess;
@@ -112,18 +117,12 @@ MOCK_API int hipMemcpy(void *dst, const void *src, size_t n, int kind) {
   const void *dev = kind == 1 ? dst : src;
   const void *host = kind == 1 ? src : dst;
   if (!find(dev, n) || find(host, n)) {
-    std::fprintf(stderr, "mock: hipMemcpy(%s) of %zu bytes outside the allocations\n",
+    std::fprintf(stderr,
+                 "mock: hipMemcpy(%s) of %zu bytes outside the allocations\n",
                  kind == 1 ? "HtoD" : "DtoH", n);
     return kInvalidValue;
   }
   std::memcpy(dst, src, n);
-  return kSuccess;
-}
-
-MOCK_API int hipMemset(void *p, int v, size_t n) {
-  if (!find(p, n))
-    return kInvalidValue;
-  std::memset(p, v, n);
   return kSuccess;
 }
 
@@ -152,15 +151,26 @@ MOCK_API int hipModuleLaunchKernel(void *fn, unsigned gx, unsigned gy,
   std::fprintf(stderr,
                "mock: launch %s grid=[%u,%u,%u] block=[%u,%u,%u] shared=%u "
                "stream=%p kernarg_bytes=%zu\n",
-               kernelName.c_str(), gx, gy, gz, bx, by, bz, shared, stream, size);
+               kernelName.c_str(), gx, gy, gz, bx, by, bz, shared, stream,
+               size);
   for (size_t at = 0; at + 8 <= size; at += 8) {
     uint64_t v;
     std::memcpy(&v, buf + at, 8);
     auto it = allocations().find(uintptr_t(v));
-    if (it != allocations().end())
-      std::fprintf(stderr, "mock: kernarg +%zu: buffer #%d of %zu bytes\n", at,
+    if (it != allocations().end()) {
+      std::fprintf(stderr, "mock: kernarg +%zu: buffer #%d of %zu bytes", at,
                    it->second.index, it->second.bytes);
-    else
+      // Small buffers (index arrays, descales) as i32 words.
+      if (it->second.bytes <= 16 && it->second.bytes % 4 == 0)
+        for (size_t w = 0; w < it->second.bytes / 4; ++w) {
+          int32_t x;
+          std::memcpy(&x, reinterpret_cast<const char *>(v) + 4 * w, 4);
+          std::fprintf(stderr, "%s%d", w ? ", " : ": i32 [", x);
+        }
+      std::fprintf(stderr, "%s\n",
+                   it->second.bytes <= 16 && it->second.bytes % 4 == 0 ? "]"
+                                                                       : "");
+    } else
       std::fprintf(stderr, "mock: kernarg +%zu: %lld\n", at,
                    static_cast<long long>(v));
   }
@@ -171,14 +181,22 @@ MOCK_API int hipDeviceSynchronize() { return kSuccess; }
 
 MOCK_API const char *hipGetErrorString(int e) {
   switch (e) {
-  case kSuccess: return "hipSuccess";
-  case kInvalidValue: return "hipErrorInvalidValue";
-  case kInvalidDevicePointer: return "hipErrorInvalidDevicePointer";
-  case kInvalidMemcpyDirection: return "hipErrorInvalidMemcpyDirection";
-  case kNoDevice: return "hipErrorNoDevice";
-  case kInvalidDevice: return "hipErrorInvalidDevice";
-  case kInvalidImage: return "hipErrorInvalidImage";
-  case kNotFound: return "hipErrorNotFound";
+  case kSuccess:
+    return "hipSuccess";
+  case kInvalidValue:
+    return "hipErrorInvalidValue";
+  case kInvalidDevicePointer:
+    return "hipErrorInvalidDevicePointer";
+  case kInvalidMemcpyDirection:
+    return "hipErrorInvalidMemcpyDirection";
+  case kNoDevice:
+    return "hipErrorNoDevice";
+  case kInvalidDevice:
+    return "hipErrorInvalidDevice";
+  case kInvalidImage:
+    return "hipErrorInvalidImage";
+  case kNotFound:
+    return "hipErrorNotFound";
   }
   return "hipErrorUnknown";
 }

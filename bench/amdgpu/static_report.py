@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Static report of the AMDGPU kernels fmha-compile writes (BENCHMARKS.md, AMD part).
+
+A MODEL, not a timing: there is no AMD GPU here. For each request and chip it
+compiles the kernel (fmha-compile), reads resources from the manifest (which
+fmha-compile reads back from the code object's metadata note), and runs the
+workplace's loop counter (isa_loop_stats.py: the largest backward-branch
+loop of `llvm-objdump -d`, instruction classes, llvm-mca cycles per
+iteration) on the disassembly. The MFMA minimum per KV tile is
+2 * BlockM * BlockN * D / (M*N*K of the MFMA) per workgroup, divided by the
+4 waves.
+
+Usage: static_report.py [--build DIR] [--stats PATH] [--markdown OUT.md] [--json OUT.json]
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+LLVM = "/usr/lib/llvm-22/bin"
+
+REQUESTS = [
+    # (label, flags): the default request (page 1024, kv_blockscale, causal,
+    # 32/8 heads, D 128), then the variants the lit tests cover.
+    ("default (P=1024, kv_blockscale, causal)", []),
+    ("P=1024, kv_blockscale, no mask", ["--mask", "none"]),
+    ("P=16, kv_blockscale, causal", ["--page-size", "16"]),
+    ("P=1024, per_tensor, causal", ["--quant", "per_tensor"]),
+]
+MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64}
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode:
+        sys.exit(f"{' '.join(cmd)}: {r.stderr}")
+    return r.stdout
+
+
+def one(build, stats, chip, flags, tmp):
+    out = os.path.join(tmp, "k")
+    run([os.path.join(build, "bin", "fmha-compile"), "--chip", chip, "-o", out,
+         "--qo-len", "128,96", "--kv-len", "1280,1100"] + flags)
+    man = json.load(open(out + ".json"))
+    dis = out + ".dis"
+    with open(dis, "w") as f:
+        f.write(run([os.path.join(LLVM, "llvm-objdump"), "-d", "--mcpu=" + chip, out + ".hsaco"]))
+    env = dict(os.environ, PATH=LLVM + os.pathsep + os.environ["PATH"])
+    text = run([sys.executable, stats, dis, chip], env=env)
+    counts = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", text.splitlines()[0]))
+    n = int(re.search(r": (\d+) instructions", text).group(1))
+    kinds = eval(re.search(r"mfma kinds: (\{.*\})", text).group(1))
+    m = re.search(r"cycles/iteration \(model\): (\S+); MFMA cycles (\S+); MFMA fraction (\S+)", text)
+    req = man["request"]
+    # MACs of one 128x128 KV tile (QK and PV) over the MFMA's MACs.
+    macs = 128 * 128 * (req["head_dim"] + req["head_dim_v"])
+    minimum = macs // MNK[next(iter(kinds))] if kinds else 0
+    return {
+        "chip": chip, "flags": flags,
+        "vgpr": man["vgpr"], "agpr": man["agpr"], "sgpr": man["sgpr"], "lds": man["lds_bytes"],
+        "scratch": man["scratch_bytes"], "spills": man["vgpr_spills"] + man["sgpr_spills"],
+        "waves_per_simd": man["waves_per_simd"],
+        "loop_instructions": n, "mfma_kinds": kinds, "mfma": counts.get("mfma", 0),
+        "mfma_min_per_wave": minimum // 4,
+        "valu": counts.get("valu", 0), "salu": counts.get("salu", 0), "lds_ops": counts.get("lds", 0),
+        "vmem": counts.get("vmem", 0), "smem": counts.get("smem", 0), "waitcnt": counts.get("waitcnt", 0),
+        "barrier": counts.get("barrier", 0), "v_exp": counts.get("v_exp", 0), "cvt_fp8": counts.get("cvt_fp8", 0),
+        "mca_cycles": float(m.group(1)), "mfma_cycles": float(m.group(2)), "mfma_fraction": float(m.group(3)),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--stats", default=os.path.join(ROOT, "..", "shared", "tools", "isa_loop_stats.py"))
+    ap.add_argument("--markdown")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for chip in ("gfx942", "gfx950"):
+            for label, flags in REQUESTS:
+                r = one(a.build, a.stats, chip, flags, tmp)
+                r["label"] = label
+                rows.append(r)
+    head = ("| chip | request | VGPR | AGPR | SGPR | LDS | scratch | spills | waves/SIMD | loop instr "
+            "| MFMA (min/wave) | VALU | SALU | LDS ops | VMEM | SMEM | waitcnt | v_exp | cvt_pk | "
+            "mca cyc/iter (model) | MFMA frac (model) |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        kinds = ", ".join(f"{v} {k.replace('v_mfma_f32_', '')}" for k, v in r["mfma_kinds"].items())
+        lines.append(
+            f"| {r['chip']} | {r['label']} | {r['vgpr']} | {r['agpr']} | {r['sgpr']} | {r['lds']} | "
+            f"{r['scratch']} | {r['spills']} | {r['waves_per_simd']} | {r['loop_instructions']} | "
+            f"{kinds} ({r['mfma_min_per_wave']}) | {r['valu']} | {r['salu']} | {r['lds_ops']} | {r['vmem']} | "
+            f"{r['smem']} | {r['waitcnt']} | {r['v_exp']} | {r['cvt_fp8']} | {r['mca_cycles']:.0f} | "
+            f"{r['mfma_fraction']:.2f} |")
+    table = "\n".join(lines)
+    print(table)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(table + "\n")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"date": datetime.date.today().isoformat(), "model": "llvm-mca (llvm-22), not a timing",
+                       "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
