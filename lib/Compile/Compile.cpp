@@ -270,6 +270,19 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
           j.attribute("align", a.align);
         });
     });
+    if (cfg)
+      j.attributeObject("config", [&] {
+        j.attribute("block_m", cfg.getBlockM());
+        j.attribute("block_n", cfg.getBlockN());
+        j.attribute("k_step", cfg.getKStep());
+        j.attribute("warps", cfg.getWarps());
+        j.attribute("wave_size", cfg.getWaveSize());
+        std::string p;
+        llvm::raw_string_ostream ps(p);
+        ps << cfg.getPType();
+        j.attribute("p_type", p);
+        j.attribute("shift", cfg.getShift());
+      });
     j.attribute("kernarg_size", k.kernargSegmentSize);
     j.attribute("kernarg_align", k.kernargSegmentAlign);
     j.attributeArray("workgroup", [&] {
