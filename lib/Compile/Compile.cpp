@@ -8,6 +8,7 @@
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Request/RequestModule.h"
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/NVVM.h"
 #include "fmha/Target/ToolkitConfig.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -101,6 +102,101 @@ FailureOr<std::string> binaryPayload(ModuleOp module) {
   return object.getObject().getValue().str();
 }
 
+LogicalResult bitcodeToText(StringRef bitcode, std::string &text, Location loc) {
+  llvm::LLVMContext llctx;
+  auto buf = llvm::MemoryBuffer::getMemBuffer(bitcode, "kernel", false);
+  auto m = llvm::parseBitcodeFile(buf->getMemBufferRef(), llctx);
+  if (!m)
+    return emitError(loc) << "bitcode: " << llvm::toString(m.takeError());
+  llvm::raw_string_ostream os(text);
+  (*m)->print(os, nullptr);
+  return success();
+}
+
+void writeCommon(llvm::json::OStream &j, const ref::Request &req,
+                 const CompileOptions &opt, ConfigAttr cfg,
+                 const CompileResult &res, StringRef target, StringRef symbol) {
+  j.attribute("format", "fmha-kernel-manifest/1");
+  j.attribute("chip", opt.chip);
+  j.attribute("target", target);
+  j.attribute("kernel", res.kernel);
+  j.attribute("symbol", symbol);
+  requestJson(req, j);
+  j.attributeArray("args", [&] {
+    for (const AbiArg &a : res.args)
+      j.object([&] {
+        j.attribute("name", a.name);
+        j.attribute("kind", a.kind);
+        j.attribute("offset", a.offset);
+        j.attribute("size", a.size);
+        j.attribute("align", a.align);
+      });
+  });
+  if (cfg)
+    j.attributeObject("config", [&] {
+      j.attribute("block_m", cfg.getBlockM());
+      j.attribute("block_n", cfg.getBlockN());
+      j.attribute("k_step", cfg.getKStep());
+      j.attribute("warps", cfg.getWarps());
+      j.attribute("wave_size", cfg.getWaveSize());
+      std::string p;
+      llvm::raw_string_ostream ps(p);
+      ps << cfg.getPType();
+      j.attribute("p_type", p);
+      j.attribute("shift", cfg.getShift());
+    });
+  j.attributeArray("workgroup", [&] {
+    for (int64_t x : res.workgroup)
+      j.value(x);
+  });
+  j.attributeObject("grid", [&] {
+    j.attribute("x", "ceil(max_qo_len / " +
+                         std::to_string(cfg ? cfg.getBlockM() : 0) + ")");
+    j.attribute("y", "num_qo_heads");
+    j.attribute("z", "batch");
+  });
+  j.attributeArray("grid_for_request", [&] {
+    for (int64_t x : res.grid)
+      j.value(x);
+  });
+}
+
+/// sm_90: NVVM, then PTX (the driver JITs it; ptxas makes a cubin where it
+/// exists). The manifest has the ABI; registers come from ptxas, not here.
+FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
+                                      const ref::Request &req,
+                                      const CompileOptions &opt, ConfigAttr cfg,
+                                      CompileResult res, Location loc) {
+  PassManager back(&ctx);
+  buildNVVMToLLVMPassPipeline(back);
+  buildAMDGPUSerializePassPipeline(back, opt.emit == "llvm" ? "llvm" : "isa", "");
+  if (failed(back.run(module)))
+    return failure();
+  FailureOr<std::string> payload = binaryPayload(module);
+  if (failed(payload))
+    return failure();
+  if (opt.emit == "llvm") {
+    if (failed(bitcodeToText(*payload, res.payload, loc)))
+      return failure();
+    return res;
+  }
+  res.payload = std::move(*payload);
+  if (opt.emit == "isa")
+    return res;
+  llvm::raw_string_ostream os(res.manifest);
+  llvm::json::OStream j(os, 2);
+  uint64_t kernarg = res.args.empty() ? 0 : res.args.back().offset + res.args.back().size;
+  j.object([&] {
+    writeCommon(j, req, opt, cfg, res, "nvptx64-nvidia-cuda:sm_90", res.kernel);
+    j.attribute("binary_format", "ptx");
+    j.attribute("kernarg_size", kernarg);
+    j.attribute("kernarg_align", 8);
+    j.attribute("lds_bytes", res.ldsBytes);
+  });
+  os << "\n";
+  return res;
+}
+
 } // namespace
 
 FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
@@ -111,9 +207,10 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   bool &bad = badInput ? *badInput : scratch;
   bad = true;
   Location loc = NameLoc::get(StringAttr::get(&ctx, "request"));
-  if (opt.chip != "gfx942" && opt.chip != "gfx950")
+  bool nvidia = opt.chip == "sm_90";
+  if (opt.chip != "gfx942" && opt.chip != "gfx950" && !nvidia)
     return emitError(loc) << "unknown chip '" << opt.chip
-                          << "'; expected gfx942 or gfx950",
+                          << "'; expected gfx942, gfx950 or sm_90",
            failure();
   if (!llvm::is_contained({"bin", "isa", "llvm", "mlir"}, opt.emit))
     return emitError(loc) << "--emit must be bin, isa, llvm or mlir, not '"
@@ -123,7 +220,10 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
     return emitError(loc) << "invalid request: " << err, failure();
   {
     DialectRegistry registry;
-    registerAMDGPUTargetDependencies(registry);
+    if (nvidia)
+      registerNVVMTargetDependencies(registry);
+    else
+      registerAMDGPUTargetDependencies(registry);
     ctx.appendDialectRegistry(registry);
   }
   OwningOpRef<ModuleOp> module = buildRequestModule(ctx, req);
@@ -190,6 +290,9 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
     return res;
   }
 
+  if (nvidia)
+    return finishNvidia(ctx, *module, req, opt, cfg, std::move(res), loc);
+
   // Back half: ROCDL, then the code object (or its text forms).
   std::string toolkit = opt.toolkit.empty() ? FMHA_DEFAULT_ROCM_TOOLKIT : opt.toolkit;
   if (opt.emit == "bin") {
@@ -211,14 +314,8 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   if (failed(payload))
     return failure();
   if (opt.emit == "llvm") {
-    llvm::LLVMContext llctx;
-    auto buf = llvm::MemoryBuffer::getMemBuffer(*payload, "kernel", false);
-    auto m = llvm::parseBitcodeFile(buf->getMemBufferRef(), llctx);
-    if (!m)
-      return emitError(loc) << "bitcode: " << llvm::toString(m.takeError()),
-             failure();
-    llvm::raw_string_ostream os(res.payload);
-    (*m)->print(os, nullptr);
+    if (failed(bitcodeToText(*payload, res.payload, loc)))
+      return failure();
     return res;
   }
   res.payload = std::move(*payload);
@@ -254,50 +351,9 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   llvm::raw_string_ostream os(res.manifest);
   llvm::json::OStream j(os, 2);
   j.object([&] {
-    j.attribute("format", "fmha-kernel-manifest/1");
-    j.attribute("chip", opt.chip);
-    j.attribute("target", notes->target);
-    j.attribute("kernel", res.kernel);
-    j.attribute("symbol", k.symbol);
-    requestJson(req, j);
-    j.attributeArray("args", [&] {
-      for (const AbiArg &a : res.args)
-        j.object([&] {
-          j.attribute("name", a.name);
-          j.attribute("kind", a.kind);
-          j.attribute("offset", a.offset);
-          j.attribute("size", a.size);
-          j.attribute("align", a.align);
-        });
-    });
-    if (cfg)
-      j.attributeObject("config", [&] {
-        j.attribute("block_m", cfg.getBlockM());
-        j.attribute("block_n", cfg.getBlockN());
-        j.attribute("k_step", cfg.getKStep());
-        j.attribute("warps", cfg.getWarps());
-        j.attribute("wave_size", cfg.getWaveSize());
-        std::string p;
-        llvm::raw_string_ostream ps(p);
-        ps << cfg.getPType();
-        j.attribute("p_type", p);
-        j.attribute("shift", cfg.getShift());
-      });
+    writeCommon(j, req, opt, cfg, res, notes->target, k.symbol);
     j.attribute("kernarg_size", k.kernargSegmentSize);
     j.attribute("kernarg_align", k.kernargSegmentAlign);
-    j.attributeArray("workgroup", [&] {
-      for (int64_t x : res.workgroup)
-        j.value(x);
-    });
-    j.attributeObject("grid", [&] {
-      j.attribute("x", "ceil(max_qo_len / " + std::to_string(blockM) + ")");
-      j.attribute("y", "num_qo_heads");
-      j.attribute("z", "batch");
-    });
-    j.attributeArray("grid_for_request", [&] {
-      for (int64_t x : res.grid)
-        j.value(x);
-    });
     j.attribute("lds_bytes", k.groupSegmentFixedSize);
     j.attribute("vgpr", k.vgprCount);
     j.attribute("agpr", k.agprCount);

@@ -4,6 +4,7 @@
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/NVVM.h"
 #include "fmha/Target/ToolkitConfig.h"
 #include "fmha/Transforms/Passes.h"
 
@@ -90,6 +91,21 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void fmha::buildFmhaToNVVMPipeline(OpPassManager &pm,
+                                   const GPUPipelineOptions &options) {
+  buildFmhaTilingPipeline(pm, options.chip, options.folds,
+                          /*perTokenPrefetch=*/false);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ConvertFmhaToGPUOptions gpu;
+  gpu.chip = options.chip;
+  pm.addPass(createConvertFmhaToGPU(gpu));
+  buildNVVMToLLVMPassPipeline(pm);
+  if (options.format != "none")
+    buildAMDGPUSerializePassPipeline(
+        pm, options.format == "bin" ? "isa" : StringRef(options.format), "");
+}
+
 void fmha::registerFmhaPipelines() {
   PassPipelineRegistration<HostPipelineOptions>(
       "fmha-to-host-pipeline",
@@ -101,4 +117,10 @@ void fmha::registerFmhaPipelines() {
       "fmha.batch_prefill to an AMDGPU code object: the tiling stages, "
       "convert-fmha-to-gpu, the ROCDL lowering and gpu-module-to-binary",
       buildFmhaToROCDLPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "fmha-to-nvvm-pipeline",
+      "fmha.batch_prefill to PTX for sm_90: the tiling stages, "
+      "convert-fmha-to-gpu, the NVVM lowering and gpu-module-to-binary "
+      "(format isa = PTX)",
+      buildFmhaToNVVMPipeline);
 }

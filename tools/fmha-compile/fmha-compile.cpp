@@ -1,7 +1,7 @@
 //===- fmha-compile.cpp - a request to a GPU code object and its manifest -===//
 //
 // Takes the request flags of fmha-run plus --chip and -o NAME, and writes
-// NAME.hsaco (the AMDGPU code object) and NAME.json (the manifest: kernel
+// NAME.hsaco (the AMDGPU code object; NAME.ptx for sm_90) and NAME.json (the manifest: kernel
 // symbol, every argument with offset/size/alignment, workgroup, grid formula,
 // LDS, registers, scratch, waves per SIMD). --emit=mlir|llvm|isa stops early
 // and writes NAME.mlir / NAME.ll / NAME.s instead.
@@ -24,7 +24,7 @@
 using namespace mlir;
 using namespace fmha_tools;
 
-static cl::opt<std::string> optChip("chip", cl::desc("gfx942 | gfx950"),
+static cl::opt<std::string> optChip("chip", cl::desc("gfx942 | gfx950 | sm_90"),
                                     cl::init("gfx942"));
 static cl::opt<std::string> optOut("o", cl::desc("output name (NAME.hsaco, NAME.json)"),
                                    cl::value_desc("NAME"), cl::Required);
@@ -93,8 +93,12 @@ int main(int argc, char **argv) {
     return fail(bad ? 2 : 3, diag.empty() ? "compilation failed" : diag);
 
   std::string name = optOut;
+  bool nvidia = optChip == "sm_90";
   if (optEmit == "bin")
-    return writeAll({{name + ".hsaco", &res->payload}, {name + ".json", &res->manifest}});
-  const char *ext = optEmit == "isa" ? ".s" : optEmit == "llvm" ? ".ll" : ".mlir";
+    return writeAll({{name + (nvidia ? ".ptx" : ".hsaco"), &res->payload},
+                     {name + ".json", &res->manifest}});
+  const char *ext = optEmit == "isa"    ? (nvidia ? ".ptx" : ".s")
+                    : optEmit == "llvm" ? ".ll"
+                                        : ".mlir";
   return writeAll({{name + ext, &res->payload}});
 }

@@ -4,6 +4,7 @@
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 #include "fmha/Pipelines/Pipelines.h"
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/NVVM.h"
 #include "fmha/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   // Translations and ConvertToLLVM interfaces, so gpu-module-to-binary runs.
   mlir::fmha::registerAMDGPUTargetDependencies(registry);
+  mlir::fmha::registerNVVMTargetDependencies(registry);
   mlir::registerAllPasses();
   mlir::fmha::registerFmhaPasses();
   mlir::fmha::registerFmhaConversionPasses();

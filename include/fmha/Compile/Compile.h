@@ -23,7 +23,7 @@ namespace fmha {
 namespace ref = ::fmha::ref;
 
 struct CompileOptions {
-  std::string chip = "gfx942"; ///< gfx942 | gfx950
+  std::string chip = "gfx942"; ///< gfx942 | gfx950 | sm_90 (PTX)
   /// bin (code object + manifest), isa (assembly), llvm (LLVM IR text of the
   /// kernel), mlir (the gpu-dialect kernel after convert-fmha-to-gpu).
   std::string emit = "bin";

@@ -59,6 +59,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 void buildFmhaToROCDLPipeline(OpPassManager &pm,
                               const GPUPipelineOptions &options);
 
+/// The same for NVIDIA (chip sm_90): the gpu.module lowering to NVVM, then
+/// gpu-module-to-binary with format isa (PTX, through LLVM's NVPTX back end)
+/// unless format=none (`bin` gives PTX too: a cubin needs ptxas).
+void buildFmhaToNVVMPipeline(OpPassManager &pm,
+                             const GPUPipelineOptions &options);
+
 /// fmha-to-host-pipeline: the tiled form lowered to the LLVM dialect for the
 /// CPU (ExecutionEngine / mlir-runner). Equivalent to
 ///   fmha-select-config{chip=host} fmha-tile fmha-fold-descales

@@ -111,10 +111,14 @@ public:
   }
 
   Value exp2(OpBuilder &b, Location loc, Value x) const override {
-    return LLVM::Exp2Op::create(b, loc, x, LLVM::FastmathFlags::afn);
+    return inlineAsm(b, loc, x.getType(), x, "ex2.approx.ftz.f32 $0, $1;", "=f,f")
+        .getResult(0);
   }
+  // Inline PTX: convert-gpu-to-nvvm rejects llvm.intr.exp2/log2 already in
+  // the IR (it wants math ops, which it turns into libdevice calls).
   Value log2(OpBuilder &b, Location loc, Value x) const override {
-    return LLVM::Log2Op::create(b, loc, x, LLVM::FastmathFlags::afn);
+    return inlineAsm(b, loc, x.getType(), x, "lg2.approx.ftz.f32 $0, $1;", "=f,f")
+        .getResult(0);
   }
   int64_t fp8PackedByte(int64_t half, int64_t src) const override {
     return 2 * half + 1 - src;

@@ -147,11 +147,11 @@ public:
 
   /// 2^x of an f32 that becomes one hardware exp.
   /// AMDGPU: `rocdl.exp2` (a bare v_exp_f32; never `math.exp2`, which becomes
-  /// an `__ocml` call). NVIDIA: `llvm.intr.exp2` with `afn` (ex2.approx.f32).
+  /// an `__ocml` call). NVIDIA: inline `ex2.approx.ftz.f32` (convert-gpu-to-nvvm
+  /// rejects an `llvm.intr.exp2` already in the IR).
   virtual Value exp2(OpBuilder &b, Location loc, Value x) const = 0;
   /// log2(x) of an f32 as one hardware instruction (lse epilogue).
-  /// AMDGPU: `rocdl.log` (v_log_f32). NVIDIA: `llvm.intr.log2` with `afn`
-  /// (lg2.approx.f32).
+  /// AMDGPU: `rocdl.log` (v_log_f32). NVIDIA: inline `lg2.approx.ftz.f32`.
   virtual Value log2(OpBuilder &b, Location loc, Value x) const = 0;
   /// Hardware fact: the byte of the packed i32 that source `src` of the
   /// instruction filling half `half` lands in. AMD v_cvt_pk_fp8_f32: srcA in

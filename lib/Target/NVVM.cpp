@@ -1,0 +1,44 @@
+//===- NVVM.cpp - PTX for NVIDIA Hopper (sm_90) ---------------------------===//
+#include "fmha/Target/NVVM.h"
+#include "fmha/Target/AMDGPU.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::fmha::registerNVVMTargetDependencies(DialectRegistry &registry) {
+  // The same dialects and to-LLVM interfaces as the AMDGPU path (the shared
+  // conversion emits the same upstream ops), plus NVVM's.
+  registerAMDGPUTargetDependencies(registry);
+  registry.insert<NVVM::NVVMDialect>();
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+void mlir::fmha::buildNVVMToLLVMPassPipeline(OpPassManager &pm) {
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  gpuPm.addPass(memref::createExpandStridedMetadataPass());
+  gpuPm.addPass(createLowerAffinePass());
+  gpuPm.addPass(createSCFToControlFlowPass());
+  gpuPm.addPass(createConvertGpuOpsToNVVMOps());
+  gpuPm.addPass(createConvertNVVMToLLVMPass());
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
