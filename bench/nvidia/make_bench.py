@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Compiles the H200 benchmark kernels (issue 7 item 4, BENCHMARKS.md).
+
+Usage: make_bench.py --fmha-compile PATH --out DIR
+
+fp8 kv_blockscale (f8E4M3FN), Hq/Hkv 32/8, D 128, CSR/NHD, bf16 out, B 4
+sequences of Sq 512 new tokens over Sk in {1k, 2k, 4k, 8k, 16k} cached tokens,
+page sizes 16, 64, 1024, causal (bottom-right, with the cached prefix) and
+not. Writes DIR/NAME.ptx + NAME.json and DIR/bench.txt.
+"""
+import argparse
+import itertools
+import os
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fmha-compile", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    rows = []
+    for page, mask, sk in itertools.product([16, 64, 1024], ["causal", "none"],
+                                            [1024, 2048, 4096, 8192, 16384]):
+        name = f"b-p{page}-{mask}-sk{sk}"
+        flags = ["--chip", "sm_90", "--page-size", str(page), "--quant", "kv_blockscale",
+                 "--mask", mask, "--heads", "32/8", "--head-dim", "128", "--batch", "4",
+                 "--qo-len", "512", "--kv-len", str(sk), "--seed", "3"]
+        r = subprocess.run([a.fmha_compile, "-o", os.path.join(a.out, name)] + flags,
+                           capture_output=True, text=True)
+        if r.returncode:
+            print(f"{name}: {r.stderr}", file=sys.stderr)
+            continue
+        rows.append(f"{name}\t{page}\t{mask}\t{sk}\n")
+    with open(os.path.join(a.out, "bench.txt"), "w") as f:
+        f.writelines(rows)
+
+
+if __name__ == "__main__":
+    main()

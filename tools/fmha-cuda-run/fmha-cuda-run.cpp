@@ -1,0 +1,1634 @@
+//===- fmha-cuda-run.cpp - launch a compiled PTX kernel through CUDA, check -===//
+//
+// fmha-cuda-run NAME.json [--ptx FILE] [--device N] [--repeat N] [--json]
+//   reads the manifest `fmha-compile -o NAME` wrote next to NAME.ptx, makes
+//   the request's inputs with the reference library, loads the CUDA driver at
+//   run time (dlopen of libcuda.so.1, so neither the CUDA toolkit nor its
+//   headers are needed to build this tool), JIT-loads the PTX, launches the
+//   kernel as the manifest lays out its arguments (docs/ABI.md, the same
+//   schema as the AMDGPU manifest) and compares the output with the
+//   double-precision oracle and with the emulating reference of the kernel's
+//   tile config (SPEC section 6). --repeat N times N more launches with CUDA
+//   events (after 3 warm-ups) and reports the median and TFLOPS.
+//
+// It links the reference library only: no MLIR and no LLVM, so it builds with
+// -DFMHA_ENABLE_MLIR=OFF on a machine with only a C++17 compiler and CMake
+// (the JSON reader is MiniJson.h).
+//
+// Everything that needs no GPU (manifest, PTX text, request, inputs, kernarg
+// layout) is checked before the driver is loaded.
+// Exit: 0 pass, 1 SPEC section 6 not met, 2 invalid manifest, PTX, request
+// or usage, 3 no CUDA driver or device, or a CUDA call failed.
+//
+//===----------------------------------------------------------------------===//
+#include "MiniJson.h"
+
+#include "fmha/Reference/Compare.h"
+#include "fmha/Reference/Emulate.h"
+#include "fmha/Reference/Oracle.h"
+#include "fmha/Reference/PageTable.h"
+#include "fmha/Reference/Problem.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <array>
+#include <chrono>
+#include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace json = ::fmha::minijson;
+namespace ref = ::fmha::ref;
+
+namespace {
+
+constexpr const char *kFormat = "fmha-kernel-manifest/1";
+constexpr int kWarmups = 3;
+
+const char *kUsage =
+    "usage: fmha-cuda-run NAME.json [--ptx FILE] [--device N] [--repeat N] "
+    "[--json]";
+
+//===----------------------------------------------------------------------===//
+// Command line and diagnostics
+//===----------------------------------------------------------------------===//
+
+struct Options {
+  std::string manifest, ptx, cudaLibrary;
+  int device = 0;
+  int64_t repeat = 0;
+  bool json = false;
+  bool noCheck = false; ///< time only: no oracle, no emulation
+};
+Options opt;
+
+/// Prints "fmha-cuda-run: msg" on stderr; with --json also one JSON object
+/// on stdout, so a script reading stdout gets a record of every run.
+int fail(int code, const std::string &msg) {
+  std::fprintf(stderr, "fmha-cuda-run: %s\n", msg.c_str());
+  if (opt.json)
+    std::printf("{\"tool\": \"fmha-cuda-run\", \"manifest\": %s, \"pass\": "
+                "false, \"exit\": %d, \"error\": %s}\n",
+                json::quote(opt.manifest).c_str(), code,
+                json::quote(msg).c_str());
+  return code;
+}
+
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+bool parseInt(std::string_view s, int64_t &out) {
+  if (s.empty() || s.size() > 18)
+    return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size())
+    return false;
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  out = s[0] == '-' ? -v : v;
+  return true;
+}
+
+/// "" when the command line is usable, else the problem.
+std::string parseArgs(int argc, char **argv, bool &help) {
+  help = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "-h" || a == "--help" || a == "-help") {
+      help = true;
+      return "";
+    }
+    if (a.size() > 1 && a[0] == '-') {
+      // --name VALUE or --name=VALUE.
+      std::string_view name = a, value;
+      bool inlineValue = false;
+      if (size_t eq = a.find('='); eq != std::string_view::npos) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+        inlineValue = true;
+      }
+      if (name == "--json" || name == "-json") {
+        if (inlineValue)
+          return "--json takes no value";
+        opt.json = true;
+        continue;
+      }
+      if (name == "--no-check" || name == "-no-check") {
+        if (inlineValue)
+          return "--no-check takes no value";
+        opt.noCheck = true;
+        continue;
+      }
+      bool known = name == "--ptx" || name == "-ptx" || name == "--device" ||
+                   name == "-device" || name == "--repeat" ||
+                   name == "-repeat" || name == "--cuda-library" ||
+                   name == "-cuda-library";
+      if (!known)
+        return "unknown option " + std::string(a);
+      if (!inlineValue) {
+        if (i + 1 >= argc)
+          return std::string(name) + " needs a value";
+        value = argv[++i];
+      }
+      std::string_view n = name.substr(name[1] == '-' ? 2 : 1);
+      if (n == "ptx") {
+        opt.ptx = std::string(value);
+      } else if (n == "cuda-library") {
+        opt.cudaLibrary = std::string(value);
+      } else {
+        int64_t v;
+        if (!parseInt(value, v))
+          return std::string(name) + " needs an integer, got '" +
+                 std::string(value) + "'";
+        if (n == "device") {
+          if (v < 0 || v > INT_MAX)
+            return "--device must be >= 0, got " + std::to_string(v);
+          opt.device = int(v);
+        } else {
+          if (v < 0 || v > 1000000)
+            return "--repeat must be in [0, 1000000], got " +
+                   std::to_string(v);
+          opt.repeat = v;
+        }
+      }
+      continue;
+    }
+    if (!opt.manifest.empty())
+      return "more than one manifest given ('" + opt.manifest + "', '" +
+             std::string(a) + "')";
+    opt.manifest = std::string(a);
+  }
+  if (opt.manifest.empty())
+    return "no manifest given";
+  return "";
+}
+
+bool readFile(const std::string &path, std::string &out, std::string &why) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    why = std::strerror(errno);
+    return false;
+  }
+  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  if (f.bad()) {
+    why = "read error";
+    return false;
+  }
+  return true;
+}
+
+std::string fmt(const char *f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+/// A JSON number (null for NaN/inf).
+std::string jnum(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  return fmt("%.9g", v);
+}
+
+//===----------------------------------------------------------------------===//
+// Manifest
+//===----------------------------------------------------------------------===//
+
+/// Tensor operands in the op's order (SPEC section 1). The short spellings
+/// `k` and `v` of the caches are accepted too.
+// clang-format off
+constexpr const char *kTensors[] = {
+    "q", "k_cache", "v_cache", "qo_indptr", "kv_indptr", "kv_page_indices",
+    "kv_last_page_len", "block_table", "kv_seqlen", "q_descale", "k_descale",
+    "v_descale", "out", "lse"};
+// clang-format on
+
+std::string canonicalTensor(std::string_view name) {
+  if (name == "k")
+    return "k_cache";
+  if (name == "v")
+    return "v_cache";
+  for (const char *t : kTensors)
+    if (name == t)
+      return t;
+  return "";
+}
+
+/// What a scalar argument holds about its tensor (memref semantics, in
+/// elements): a size, a stride, or the offset of element 0 from the pointer.
+enum class Field { Pointer, Dim, Stride, Offset };
+
+struct Arg {
+  std::string name, kind; ///< kind: "pointer", "i64" or "i32"
+  uint64_t offset = 0, size = 0, align = 1;
+  std::string tensor; ///< canonical tensor name
+  Field field = Field::Pointer;
+  int64_t index = -1; ///< N of TENSOR_dimN / TENSOR_strideN
+};
+
+/// The tile config of the kernel ("config"): what the emulation needs.
+struct Config {
+  int64_t blockM = 0, blockN = 0, kStep = 0, warps = 0, waveSize = 0;
+  int64_t shift = 0;
+  std::string pType;
+  ref::DType pDType = ref::DType::F32;
+};
+
+struct Manifest {
+  std::string chip, target, binary, binaryFormat, kernel;
+  ref::Request req;
+  Config config;
+  std::vector<Arg> args;
+  uint64_t kernargSize = 0, kernargAlign = 8, ldsBytes = 0;
+  std::array<uint32_t, 3> workgroup{}, grid{};
+  std::array<std::string, 3> gridFormula; ///< "" when absent
+};
+
+/// Reads typed fields of one JSON object; the first problem is kept in `err`
+/// and names the field by its path ("request.head_dim").
+class Fields {
+public:
+  Fields(const json::Object &o, std::string path, std::string &err)
+      : o(o), path(std::move(path)), err(err) {}
+
+  std::string where(std::string_view key) const {
+    return "\"" + (path.empty() ? std::string(key) : path + "." + std::string(key)) +
+           "\"";
+  }
+  bool problem(const std::string &msg) {
+    if (err.empty())
+      err = msg;
+    return false;
+  }
+  bool missing(std::string_view key, std::string_view what) {
+    return problem("missing " + where(key) + " (" + std::string(what) + ")");
+  }
+
+  bool str(std::string_view key, std::string &out, bool required = true) {
+    const json::Value *v = o.get(key);
+    if (!v)
+      return !required || missing(key, "a string");
+    std::optional<std::string_view> s = v->getAsString();
+    if (!s)
+      return problem(where(key) + " must be a string");
+    out = std::string(*s);
+    return true;
+  }
+  bool i64(std::string_view key, int64_t &out, bool required = true) {
+    const json::Value *v = o.get(key);
+    if (!v)
+      return !required || missing(key, "an integer");
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i)
+      return problem(where(key) + " must be an integer");
+    out = *i;
+    return true;
+  }
+  bool u64(std::string_view key, uint64_t &out, bool required = true) {
+    int64_t i = static_cast<int64_t>(out);
+    if (!i64(key, i, required))
+      return false;
+    if (i < 0)
+      return problem(where(key) + " must be >= 0, got " + std::to_string(i));
+    out = static_cast<uint64_t>(i);
+    return true;
+  }
+  /// An integer >= 1.
+  bool positive(std::string_view key, int64_t &out, bool required = true) {
+    const json::Value *v = o.get(key);
+    if (!i64(key, out, required))
+      return false;
+    if (v && out < 1)
+      return problem(where(key) + " must be >= 1, got " + std::to_string(out));
+    return true;
+  }
+  bool num(std::string_view key, double &out, bool required = true) {
+    const json::Value *v = o.get(key);
+    if (!v)
+      return !required || missing(key, "a number");
+    std::optional<double> d = v->getAsNumber();
+    if (!d)
+      return problem(where(key) + " must be a number");
+    out = *d;
+    return true;
+  }
+  bool boolean(std::string_view key, bool &out, bool required = true) {
+    const json::Value *v = o.get(key);
+    if (!v)
+      return !required || missing(key, "true or false");
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b)
+      return problem(where(key) + " must be true or false");
+    out = *b;
+    return true;
+  }
+  /// An array of integers; a single integer is accepted as a one-element list.
+  bool i64List(std::string_view key, std::vector<int64_t> &out) {
+    const json::Value *v = o.get(key);
+    if (!v)
+      return missing(key, "an array of integers");
+    out.clear();
+    if (std::optional<int64_t> i = v->getAsInteger()) {
+      out.push_back(*i);
+      return true;
+    }
+    const json::Array *a = v->getAsArray();
+    if (!a)
+      return problem(where(key) + " must be an array of integers");
+    for (const json::Value &e : *a) {
+      std::optional<int64_t> i = e.getAsInteger();
+      if (!i)
+        return problem(where(key) + " must be an array of integers");
+      out.push_back(*i);
+    }
+    return true;
+  }
+  /// Three non-negative 32-bit integers.
+  bool dim3(std::string_view key, std::array<uint32_t, 3> &out) {
+    std::vector<int64_t> v;
+    if (!i64List(key, v))
+      return false;
+    if (v.size() != 3)
+      return problem(where(key) + " must have 3 entries, got " +
+                     std::to_string(v.size()));
+    for (size_t i = 0; i < 3; ++i) {
+      if (v[i] < 0 || v[i] > int64_t(UINT32_MAX))
+        return problem(where(key) + "[" + std::to_string(i) +
+                       "] is out of range: " + std::to_string(v[i]));
+      out[i] = static_cast<uint32_t>(v[i]);
+    }
+    return true;
+  }
+
+private:
+  const json::Object &o;
+  std::string path;
+  std::string &err;
+};
+
+/// The "request" object: fmha-run's flag values. Fields that change the
+/// kernel's code are required, so a manifest never silently runs the project's
+/// default request against another kernel.
+std::string readRequest(const json::Object &o, ref::Request &r) {
+  std::string err;
+  Fields f(o, "request", err);
+  std::vector<int64_t> qo, kv;
+  int64_t batch = -1;
+  std::string table, layout, quant, mask, qT, kvT, oT;
+  f.i64List("qo_lens", qo) && f.i64List("kv_lens", kv) &&
+      f.i64("batch", batch, false) && f.i64("num_qo_heads", r.num_qo_heads) &&
+      f.i64("num_kv_heads", r.num_kv_heads) && f.i64("head_dim", r.head_dim) &&
+      f.i64("head_dim_v", r.head_dim_v, false) &&
+      f.i64("page_size", r.page_size) && f.i64("n_pages", r.n_pages, false) &&
+      f.str("page_table", table) && f.str("kv_layout", layout) &&
+      f.str("quant", quant) && f.str("mask", mask) && f.str("q_dtype", qT) &&
+      f.str("kv_dtype", kvT) && f.str("out_dtype", oT) &&
+      f.boolean("lse", r.return_lse) && f.num("sm_scale", r.sm_scale, false) &&
+      f.num("soft_cap", r.soft_cap, false);
+  int64_t seed = 0;
+  f.i64("seed", seed, false);
+  if (!err.empty())
+    return err;
+  r.seed = static_cast<uint64_t>(seed);
+  // fmha-run's rule: scalar lengths repeat over the batch.
+  if (batch >= 0) {
+    if (batch > (int64_t(1) << 24))
+      return "\"request.batch\" is too large: " + std::to_string(batch);
+    if (qo.size() == 1)
+      qo.assign(batch, qo[0]);
+    if (kv.size() == 1)
+      kv.assign(batch, kv[0]);
+  } else if (qo.size() == 1 && kv.size() > 1) {
+    qo.assign(kv.size(), qo[0]);
+  } else if (kv.size() == 1 && qo.size() > 1) {
+    kv.assign(qo.size(), kv[0]);
+  }
+  if (qo.size() != kv.size())
+    return "\"request.qo_lens\" and \"request.kv_lens\" have different "
+           "lengths: " +
+           std::to_string(qo.size()) + " and " + std::to_string(kv.size());
+  if (batch >= 0 && static_cast<int64_t>(qo.size()) != batch)
+    return "\"request.batch\" is " + std::to_string(batch) +
+           " but \"request.qo_lens\" has " + std::to_string(qo.size()) +
+           " entries";
+  r.qo_lens = qo;
+  r.kv_lens = kv;
+  auto tf = ref::parseTableForm(table);
+  auto kl = ref::parseLayout(layout);
+  auto qm = ref::parseQuantMode(quant);
+  auto mk = ref::parseMask(mask);
+  auto q = ref::parseDType(qT), k = ref::parseDType(kvT),
+       out = ref::parseDType(oT);
+  if (!tf)
+    return "\"request.page_table\" must be csr or block_table, got " +
+           quote(table);
+  if (!kl)
+    return "\"request.kv_layout\" must be nhd or hnd, got " + quote(layout);
+  if (!qm)
+    return "\"request.quant\" must be none, per_tensor or kv_blockscale, "
+           "got " +
+           quote(quant);
+  if (!mk)
+    return "\"request.mask\" must be none, causal or window(L,R), got " +
+           quote(mask);
+  if (!q)
+    return "\"request.q_dtype\" is not an element type: " + quote(qT);
+  if (!k)
+    return "\"request.kv_dtype\" is not an element type: " + quote(kvT);
+  if (!out)
+    return "\"request.out_dtype\" is not an element type: " + quote(oT);
+  r.table = *tf;
+  r.layout = *kl;
+  r.quant = *qm;
+  r.mask = *mk;
+  r.q_dtype = *q;
+  r.kv_dtype = *k;
+  r.out_dtype = *out;
+  return "";
+}
+
+/// The "config" object: the kernel's tiles, P type and exp2 shift, which the
+/// emulating reference must use to round like the kernel.
+std::string readConfig(const json::Object &o, Config &c) {
+  std::string err;
+  Fields f(o, "config", err);
+  f.positive("block_m", c.blockM) && f.positive("block_n", c.blockN) &&
+      f.str("p_type", c.pType) && f.i64("shift", c.shift) &&
+      f.positive("k_step", c.kStep, false) &&
+      f.positive("warps", c.warps, false) &&
+      f.positive("wave_size", c.waveSize, false);
+  if (!err.empty())
+    return err;
+  std::optional<ref::DType> p = ref::parseDType(c.pType);
+  if (!p)
+    return "\"config.p_type\" is not an element type: " + quote(c.pType);
+  c.pDType = *p;
+  if (c.shift < 0 || c.shift > 30)
+    return "\"config.shift\" must be in [0, 30], got " +
+           std::to_string(c.shift);
+  return "";
+}
+
+/// One kernel argument of "args[i]".
+std::string readArg(const json::Value &v, size_t i, Arg &a) {
+  std::string at = "args[" + std::to_string(i) + "]";
+  const json::Object *o = v.getAsObject();
+  if (!o)
+    return "\"" + at + "\" must be an object";
+  std::string err;
+  Fields f(*o, at, err);
+  f.str("name", a.name) && f.str("kind", a.kind) && f.u64("offset", a.offset) &&
+      f.u64("size", a.size) && f.u64("align", a.align, false);
+  if (!err.empty())
+    return err;
+  std::string what = "\"" + at + "\" ('" + a.name + "')";
+  if (a.align == 0 || (a.align & (a.align - 1)))
+    return what + ": align must be a power of two, got " +
+           std::to_string(a.align);
+  if (a.offset % a.align)
+    return what + ": offset " + std::to_string(a.offset) +
+           " is not a multiple of its align " + std::to_string(a.align);
+  if (a.kind == "pointer") {
+    a.tensor = canonicalTensor(a.name);
+    if (a.tensor.empty())
+      return what + ": not a tensor operand of fmha.batch_prefill";
+    if (a.size != 8)
+      return what + ": a pointer has size 8, got " + std::to_string(a.size);
+    return "";
+  }
+  if (a.kind != "i64" && a.kind != "i32")
+    return what + ": kind must be pointer, i64 or i32, got '" + a.kind + "'";
+  if (a.size != (a.kind == "i64" ? 8u : 4u))
+    return what + ": an " + a.kind + " has size " +
+           (a.kind == "i64" ? "8" : "4") + ", got " + std::to_string(a.size);
+  // TENSOR_dimN, TENSOR_strideN or TENSOR_offset of a tensor operand.
+  std::string_view name = a.name;
+  for (auto [suffix, field] :
+       {std::pair{std::string_view("_dim"), Field::Dim},
+        std::pair{std::string_view("_stride"), Field::Stride}}) {
+    size_t cut = name.rfind(suffix);
+    if (cut == std::string_view::npos)
+      continue;
+    std::string_view tensor = name.substr(0, cut),
+                     n = name.substr(cut + suffix.size());
+    int64_t idx;
+    if (n.empty() || n[0] == '-' || canonicalTensor(tensor).empty() ||
+        !parseInt(n, idx))
+      continue;
+    a.index = idx;
+    a.tensor = canonicalTensor(tensor);
+    a.field = field;
+    return "";
+  }
+  constexpr std::string_view kOffset = "_offset";
+  if (name.size() > kOffset.size() &&
+      name.substr(name.size() - kOffset.size()) == kOffset &&
+      !canonicalTensor(name.substr(0, name.size() - kOffset.size())).empty()) {
+    a.tensor = canonicalTensor(name.substr(0, name.size() - kOffset.size()));
+    a.field = Field::Offset;
+    return "";
+  }
+  return what + ": a scalar argument must be named TENSOR_dimN, "
+                "TENSOR_strideN or TENSOR_offset";
+}
+
+std::string readManifest(const json::Value &root, Manifest &m) {
+  const json::Object *o = root.getAsObject();
+  if (!o)
+    return "the manifest must be a JSON object";
+  std::string err, format;
+  Fields f(*o, "", err);
+  f.str("format", format) && f.str("kernel", m.kernel) &&
+      f.str("chip", m.chip, false) && f.str("target", m.target, false) &&
+      f.str("binary", m.binary, false) &&
+      f.str("binary_format", m.binaryFormat, false) &&
+      f.u64("kernarg_size", m.kernargSize) &&
+      f.u64("kernarg_align", m.kernargAlign, false) &&
+      f.dim3("workgroup", m.workgroup) && f.dim3("grid_for_request", m.grid) &&
+      f.u64("lds_bytes", m.ldsBytes, false);
+  if (!err.empty())
+    return err;
+  if (format != kFormat)
+    return "\"format\" must be \"" + std::string(kFormat) + "\", got \"" +
+           format + "\"";
+  if (m.kernel.empty())
+    return "\"kernel\" must not be empty";
+  if (!m.binaryFormat.empty() && m.binaryFormat != "ptx" &&
+      m.binaryFormat != "cubin")
+    return "\"binary_format\" must be ptx or cubin, got '" + m.binaryFormat +
+           "'";
+  if (!m.chip.empty() && m.chip.compare(0, 3, "sm_") != 0)
+    return "\"chip\" is '" + m.chip +
+           "', not an NVIDIA chip (sm_NN): this manifest is not for "
+           "fmha-cuda-run";
+
+  const json::Object *req = o->getObject("request");
+  if (!req)
+    return o->get("request") ? "\"request\" must be an object"
+                             : "missing \"request\" (the request the kernel "
+                               "was compiled for)";
+  if (std::string e = readRequest(*req, m.req); !e.empty())
+    return e;
+
+  const json::Object *cfg = o->getObject("config");
+  if (!cfg)
+    return o->get("config") ? "\"config\" must be an object"
+                            : "missing \"config\" (the kernel's tile config, "
+                              "which the emulation check needs)";
+  if (std::string e = readConfig(*cfg, m.config); !e.empty())
+    return e;
+
+  const json::Array *args = o->getArray("args");
+  if (!args)
+    return o->get("args") ? "\"args\" must be an array"
+                          : "missing \"args\" (the kernel arguments in order)";
+  if (args->empty())
+    return "\"args\" is empty";
+  if (m.kernargSize > 32768)
+    return "\"kernarg_size\" is " + std::to_string(m.kernargSize) +
+           ", larger than any CUDA parameter space (32764 bytes)";
+  uint64_t end = 0;
+  for (size_t i = 0; i < args->size(); ++i) {
+    Arg a;
+    if (std::string e = readArg((*args)[i], i, a); !e.empty())
+      return e;
+    if (a.offset < end)
+      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
+             "') at offset " + std::to_string(a.offset) +
+             " overlaps the argument before it";
+    end = a.offset + a.size;
+    if (end > m.kernargSize)
+      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
+             "') ends at byte " + std::to_string(end) +
+             ", past \"kernarg_size\" " + std::to_string(m.kernargSize);
+    m.args.push_back(std::move(a));
+  }
+
+  uint64_t threads = uint64_t(m.workgroup[0]) * m.workgroup[1] * m.workgroup[2];
+  if (threads == 0 || threads > 1024)
+    return "\"workgroup\" must have 1 to 1024 threads, got " +
+           std::to_string(threads);
+
+  // The grid formula is optional; each entry is a string or a number.
+  if (const json::Value *gv = o->get("grid")) {
+    const json::Object *g = gv->getAsObject();
+    if (!g)
+      return "\"grid\" must be an object";
+    const char *axes[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i) {
+      const json::Value *v = g->get(axes[i]);
+      if (!v)
+        continue;
+      if (std::optional<std::string_view> s = v->getAsString())
+        m.gridFormula[i] = std::string(*s);
+      else if (std::optional<int64_t> n = v->getAsInteger())
+        m.gridFormula[i] = std::to_string(*n);
+      else
+        return "\"grid." + std::string(axes[i]) +
+               "\" must be a string or an integer";
+    }
+  }
+  return "";
+}
+
+/// Evaluates a grid formula such as "ceil(max_qo_len / 128)" over the
+/// request's quantities: + - * / and ceil()/floor() on numbers and names.
+/// std::nullopt when the formula uses anything else (then it is not checked).
+class Formula {
+public:
+  Formula(std::string_view text, const ref::Request &r) : s(text) {
+    int64_t maxQ = 0, maxK = 0;
+    for (int64_t q : r.qo_lens)
+      maxQ = std::max(maxQ, q);
+    for (int64_t k : r.kv_lens)
+      maxK = std::max(maxK, k);
+    vars = {{"batch", double(r.batch())},
+            {"num_qo_heads", double(r.num_qo_heads)},
+            {"num_kv_heads", double(r.num_kv_heads)},
+            {"max_qo_len", double(maxQ)},
+            {"max_kv_len", double(maxK)},
+            {"total_q", double(r.totalQ())}};
+  }
+  std::optional<double> eval() {
+    std::optional<double> v = sum();
+    skip();
+    if (!v || !s.empty())
+      return std::nullopt;
+    return v;
+  }
+
+private:
+  std::string_view s;
+  std::vector<std::pair<std::string_view, double>> vars;
+  int depth = 0;
+
+  void skip() {
+    while (!s.empty() && (s[0] == ' ' || s[0] == '\t'))
+      s.remove_prefix(1);
+  }
+  bool eat(char c) {
+    skip();
+    if (s.empty() || s[0] != c)
+      return false;
+    s.remove_prefix(1);
+    return true;
+  }
+  std::optional<double> sum() {
+    if (++depth > 64)
+      return std::nullopt;
+    std::optional<double> v = product();
+    while (v) {
+      if (eat('+')) {
+        std::optional<double> r = product();
+        v = r ? std::optional<double>(*v + *r) : std::nullopt;
+      } else if (eat('-')) {
+        std::optional<double> r = product();
+        v = r ? std::optional<double>(*v - *r) : std::nullopt;
+      } else {
+        break;
+      }
+    }
+    --depth;
+    return v;
+  }
+  std::optional<double> product() {
+    std::optional<double> v = atom();
+    while (v) {
+      if (eat('*')) {
+        std::optional<double> r = atom();
+        v = r ? std::optional<double>(*v * *r) : std::nullopt;
+      } else if (eat('/')) {
+        std::optional<double> r = atom();
+        v = r && *r != 0 ? std::optional<double>(*v / *r) : std::nullopt;
+      } else {
+        break;
+      }
+    }
+    return v;
+  }
+  std::optional<double> atom() {
+    skip();
+    if (eat('(')) {
+      std::optional<double> v = sum();
+      return v && eat(')') ? v : std::nullopt;
+    }
+    size_t n = 0;
+    while (n < s.size() && (std::isalnum(static_cast<unsigned char>(s[n])) ||
+                            s[n] == '_'))
+      ++n;
+    std::string_view word = s.substr(0, n);
+    s.remove_prefix(n);
+    if (word.empty())
+      return std::nullopt;
+    int64_t lit;
+    if (word[0] != '-' && parseInt(word, lit))
+      return double(lit);
+    if (word == "ceil" || word == "floor") {
+      if (!eat('('))
+        return std::nullopt;
+      std::optional<double> v = sum();
+      if (!v || !eat(')'))
+        return std::nullopt;
+      return word == "ceil" ? std::ceil(*v) : std::floor(*v);
+    }
+    for (auto &[name, value] : vars)
+      if (word == name)
+        return value;
+    return std::nullopt;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The kernel image: PTX text (or a cubin)
+//===----------------------------------------------------------------------===//
+
+bool isIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+
+/// PTX text with its comments (// to the end of the line, /* ... */) blanked
+/// out. PTX has no string literals, so no quoting needs care.
+std::string stripComments(const std::string &s) {
+  std::string o = s;
+  for (size_t i = 0; i + 1 < o.size(); ++i) {
+    if (o[i] == '/' && o[i + 1] == '/') {
+      while (i < o.size() && o[i] != '\n')
+        o[i++] = ' ';
+    } else if (o[i] == '/' && o[i + 1] == '*') {
+      size_t e = o.find("*/", i + 2);
+      e = e == std::string::npos ? o.size() : e + 2;
+      for (; i < e; ++i)
+        if (o[i] != '\n')
+          o[i] = ' ';
+      --i;
+    }
+  }
+  return o;
+}
+
+/// The checks that need no GPU: PTX text with a .version, the manifest's
+/// kernel as an .entry, and a .target of the manifest's chip. A cubin (ELF
+/// with e_machine EM_CUDA) is accepted as it is. `isPtx` says which it is.
+std::string checkImage(const std::string &img, const Manifest &m,
+                       bool &isPtx) {
+  isPtx = false;
+  if (img.empty())
+    return "the file is empty";
+  bool elf = img.size() >= 4 && std::memcmp(img.data(), "\x7f" "ELF", 4) == 0;
+  if (!m.binaryFormat.empty() && elf != (m.binaryFormat == "cubin"))
+    return std::string(elf ? "an ELF file" : "not an ELF file") +
+           ", but the manifest's \"binary_format\" is " + m.binaryFormat;
+  if (elf) {
+    if (img.size() < 20)
+      return "a truncated ELF file";
+    unsigned mach = uint8_t(img[18]) | unsigned(uint8_t(img[19])) << 8;
+    if (mach != 190) // EM_CUDA
+      return "an ELF file for another machine (e_machine " +
+             std::to_string(mach) + "), not PTX text or a CUDA cubin";
+    return "";
+  }
+  if (size_t nul = img.find('\0'); nul != std::string::npos)
+    return "not PTX text (a NUL byte at offset " + std::to_string(nul) + ")";
+  // Directives are looked for outside comments.
+  const std::string text = stripComments(img);
+  if (text.find(".version") == std::string::npos)
+    return "not PTX text (no .version directive)";
+  isPtx = true;
+  // .entry NAME(
+  bool found = false;
+  for (size_t at = text.find(".entry"); at != std::string::npos && !found;
+       at = text.find(".entry", at + 1)) {
+    size_t p = at + 6;
+    if (p >= text.size() || !std::isspace(static_cast<unsigned char>(text[p])))
+      continue;
+    while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p])))
+      ++p;
+    if (text.compare(p, m.kernel.size(), m.kernel) == 0 &&
+        (p + m.kernel.size() >= text.size() ||
+         !isIdentChar(text[p + m.kernel.size()])))
+      found = true;
+  }
+  if (!found)
+    return "no kernel '" + m.kernel + "' (no \".entry " + m.kernel + "\")";
+  // .target sm_NN[a], compared by the number with the manifest's chip.
+  if (!m.chip.empty()) {
+    size_t at = text.find(".target");
+    if (at != std::string::npos) {
+      size_t p = at + 7;
+      while (p < text.size() && (text[p] == ' ' || text[p] == '\t'))
+        ++p;
+      size_t e = p;
+      while (e < text.size() && isIdentChar(text[e]))
+        ++e;
+      std::string target = text.substr(p, e - p);
+      auto digits = [](const std::string &s) {
+        size_t b = s.find_first_of("0123456789");
+        if (b == std::string::npos)
+          return std::string();
+        size_t e = s.find_first_not_of("0123456789", b);
+        return s.substr(b, e == std::string::npos ? e : e - b);
+      };
+      if (target.compare(0, 3, "sm_") == 0 &&
+          digits(target) != digits(m.chip))
+        return "the PTX is for " + target + " (.target), the manifest says " +
+               m.chip;
+    }
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors and the kernarg buffer
+//===----------------------------------------------------------------------===//
+
+using CUdeviceptr = unsigned long long;
+
+struct Tensor {
+  std::string name;
+  const void *host = nullptr; ///< bytes to upload (outputs: poisoned)
+  size_t bytes = 0;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides = {}; ///< in elements; empty: dense row-major
+  int64_t offset = 0; ///< element 0, in elements from the pointer
+  CUdeviceptr dev = 0;
+  bool allocated = false;
+  bool used = false; ///< passed as a pointer argument
+
+  int64_t stride(size_t d) const {
+    if (!strides.empty())
+      return strides[d];
+    int64_t s = 1;
+    for (size_t i = d + 1; i < shape.size(); ++i)
+      s *= shape[i];
+    return s;
+  }
+};
+
+/// Tensor operands of the request's op (RequestModule's kernelArgs rule,
+/// repeated here because this tool must not link MLIR).
+std::vector<std::string> expectedTensors(const ref::Request &r) {
+  std::vector<std::string> t = {"q", "k_cache", "v_cache", "qo_indptr"};
+  if (r.table == ref::TableForm::CSR)
+    t.insert(t.end(), {"kv_indptr", "kv_page_indices", "kv_last_page_len"});
+  else
+    t.insert(t.end(), {"block_table", "kv_seqlen"});
+  if (r.quant != ref::QuantMode::None)
+    t.insert(t.end(), {"q_descale", "k_descale", "v_descale"});
+  t.push_back("out");
+  if (r.return_lse)
+    t.push_back("lse");
+  return t;
+}
+
+/// The rank of a tensor operand (SPEC section 1).
+int64_t tensorRank(std::string_view t, const ref::Request &r) {
+  if (t == "q" || t == "out")
+    return 3;
+  if (t == "k_cache" || t == "v_cache")
+    return 4;
+  if (t == "block_table" || t == "lse")
+    return 2;
+  if (t == "k_descale" || t == "v_descale")
+    return r.quant == ref::QuantMode::KVBlockscale ? 2 : 1;
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The CUDA driver, loaded at run time
+//===----------------------------------------------------------------------===//
+
+/// The driver entry points used, declared here so no CUDA header is needed.
+/// CUresult is an int (0: CUDA_SUCCESS), CUdevice an int, contexts, modules,
+/// functions, events and streams opaque pointers, CUdeviceptr 64 bits. The
+/// symbols with a _v2 variant are taken by that name, as cuda.h's macros do
+/// (the unversioned cuMemAlloc & co. are the 32-bit-pointer legacy ABI).
+struct Cuda {
+  using Context = void *;
+  using Module = void *;
+  using Function = void *;
+  using Event = void *;
+  using Stream = void *;
+
+  int (*init)(unsigned) = nullptr;
+  int (*deviceGetCount)(int *) = nullptr;
+  int (*deviceGet)(int *, int) = nullptr;
+  int (*primaryCtxRetain)(Context *, int) = nullptr;
+  int (*ctxSetCurrent)(Context) = nullptr;
+  int (*moduleLoadDataEx)(Module *, const void *, unsigned, int *,
+                          void **) = nullptr;
+  int (*moduleGetFunction)(Function *, Module, const char *) = nullptr;
+  int (*memAlloc)(CUdeviceptr *, size_t) = nullptr;
+  int (*memFree)(CUdeviceptr) = nullptr;
+  int (*memsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
+  int (*memcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
+  int (*memcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  int (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
+                      unsigned, unsigned, unsigned, Stream, void **,
+                      void **) = nullptr;
+  int (*ctxSynchronize)() = nullptr;
+  int (*eventCreate)(Event *, unsigned) = nullptr;
+  int (*eventRecord)(Event, Stream) = nullptr;
+  int (*eventSynchronize)(Event) = nullptr;
+  int (*eventElapsedTime)(float *, Event, Event) = nullptr;
+  int (*eventDestroy)(Event) = nullptr;
+  int (*getErrorString)(int, const char **) = nullptr;
+  // Optional: only for reports and cleanup.
+  int (*getErrorName)(int, const char **) = nullptr;
+  int (*driverGetVersion)(int *) = nullptr;
+  int (*deviceGetName)(char *, int, int) = nullptr;
+  int (*deviceGetAttribute)(int *, int, int) = nullptr;
+  int (*funcGetAttribute)(int *, int, Function) = nullptr;
+  int (*moduleUnload)(Module) = nullptr;
+  int (*primaryCtxRelease)(int) = nullptr;
+
+  // cuda.h values.
+  static constexpr int kJitInfoLogBuffer = 3, kJitInfoLogBufferSize = 4,
+                       kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6,
+                       kJitLogVerbose = 12;
+  static constexpr int kAttrMaxThreadsPerBlock = 0, kAttrSharedSizeBytes = 1,
+                       kAttrLocalSizeBytes = 3, kAttrNumRegs = 4;
+  static constexpr int kDevAttrMultiprocessorCount = 16, kDevAttrCcMajor = 75,
+                       kDevAttrCcMinor = 76;
+
+  /// "CUDA_ERROR_NAME: description (N)".
+  std::string error(int e) const {
+    const char *name = nullptr, *desc = nullptr;
+    if (getErrorName && getErrorName(e, &name) != 0)
+      name = nullptr;
+    if (getErrorString && getErrorString(e, &desc) != 0)
+      desc = nullptr;
+    std::string s;
+    if (name)
+      s = name;
+    if (desc)
+      s += (s.empty() ? "" : ": ") + std::string(desc);
+    if (s.empty())
+      s = "unknown CUDA error";
+    return s + " (" + std::to_string(e) + ")";
+  }
+};
+
+/// dlopens the driver; on failure `why` holds the first dlerror().
+void *openCudaLibrary(std::string &name, std::string &why) {
+  std::vector<std::string> candidates;
+  if (!opt.cudaLibrary.empty())
+    candidates.push_back(opt.cudaLibrary);
+  else
+    candidates = {"libcuda.so.1", "libcuda.so"};
+  name = candidates.front();
+  for (const std::string &c : candidates) {
+    if (void *lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      name = c;
+      return lib;
+    }
+    if (why.empty())
+      if (const char *e = dlerror())
+        why = e;
+  }
+  return nullptr;
+}
+
+/// "" or the name of the first missing required symbol.
+std::string resolveCuda(void *lib, Cuda &c) {
+  std::string missing;
+  auto sym = [&](auto &fn, std::initializer_list<const char *> names,
+                 bool required) {
+    for (const char *n : names)
+      if (void *p = dlsym(lib, n)) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+        return;
+      }
+    if (required && missing.empty())
+      missing = *names.begin();
+  };
+  sym(c.init, {"cuInit"}, true);
+  sym(c.deviceGetCount, {"cuDeviceGetCount"}, true);
+  sym(c.deviceGet, {"cuDeviceGet"}, true);
+  sym(c.primaryCtxRetain, {"cuDevicePrimaryCtxRetain"}, true);
+  sym(c.ctxSetCurrent, {"cuCtxSetCurrent"}, true);
+  sym(c.moduleLoadDataEx, {"cuModuleLoadDataEx"}, true);
+  sym(c.moduleGetFunction, {"cuModuleGetFunction"}, true);
+  sym(c.memAlloc, {"cuMemAlloc_v2"}, true);
+  sym(c.memFree, {"cuMemFree_v2"}, true);
+  sym(c.memsetD8, {"cuMemsetD8_v2"}, false);
+  sym(c.memcpyHtoD, {"cuMemcpyHtoD_v2"}, true);
+  sym(c.memcpyDtoH, {"cuMemcpyDtoH_v2"}, true);
+  sym(c.launchKernel, {"cuLaunchKernel"}, true);
+  sym(c.ctxSynchronize, {"cuCtxSynchronize"}, true);
+  sym(c.eventCreate, {"cuEventCreate"}, true);
+  sym(c.eventRecord, {"cuEventRecord"}, true);
+  sym(c.eventSynchronize, {"cuEventSynchronize"}, true);
+  sym(c.eventElapsedTime, {"cuEventElapsedTime", "cuEventElapsedTime_v2"},
+      true);
+  sym(c.eventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"}, true);
+  sym(c.getErrorString, {"cuGetErrorString"}, true);
+  sym(c.getErrorName, {"cuGetErrorName"}, false);
+  sym(c.driverGetVersion, {"cuDriverGetVersion"}, false);
+  sym(c.deviceGetName, {"cuDeviceGetName"}, false);
+  sym(c.deviceGetAttribute, {"cuDeviceGetAttribute"}, false);
+  sym(c.funcGetAttribute, {"cuFuncGetAttribute"}, false);
+  sym(c.moduleUnload, {"cuModuleUnload"}, false);
+  sym(c.primaryCtxRelease,
+      {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}, false);
+  return missing;
+}
+
+std::string defaultImagePath(const std::string &manifest,
+                             const std::string &binary) {
+  size_t slash = manifest.find_last_of('/');
+  std::string dir =
+      slash == std::string::npos ? "" : manifest.substr(0, slash + 1);
+  if (!binary.empty())
+    return binary[0] == '/' ? binary : dir + binary;
+  std::string base =
+      slash == std::string::npos ? manifest : manifest.substr(slash + 1);
+  size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && dot != 0)
+    base = base.substr(0, dot);
+  return dir + base + ".ptx";
+}
+
+int run() {
+  // Manifest.
+  std::string text, why;
+  if (!readFile(opt.manifest, text, why))
+    return fail(2, "cannot read manifest " + opt.manifest + ": " + why);
+  json::Value root;
+  std::string perr;
+  if (!json::parse(text, root, perr))
+    return fail(2, "malformed manifest " + opt.manifest + ": " + perr);
+  Manifest m;
+  if (std::string err = readManifest(root, m); !err.empty())
+    return fail(2, "invalid manifest " + opt.manifest + ": " + err);
+  const ref::Request &req = m.req;
+  if (std::string err = req.validate(); !err.empty())
+    return fail(2, "invalid manifest " + opt.manifest +
+                       ": invalid request: " + err);
+
+  // Pointer operands are the request's, each once, and include the outputs.
+  // An input may be absent: the kernel takes only the operands it reads.
+  std::vector<std::string> want = expectedTensors(req);
+  std::vector<std::string> seen;
+  for (const Arg &a : m.args) {
+    if (a.kind != "pointer")
+      continue;
+    if (std::find(seen.begin(), seen.end(), a.tensor) != seen.end())
+      return fail(2, "invalid manifest " + opt.manifest +
+                         ": pointer argument '" + a.tensor + "' appears twice");
+    if (std::find(want.begin(), want.end(), a.tensor) == want.end())
+      return fail(2, "invalid manifest " + opt.manifest +
+                         ": pointer argument '" + a.tensor +
+                         "' is not an operand of the request (" + req.str() +
+                         (req.return_lse ? "" : " lse=false") + ")");
+    seen.push_back(a.tensor);
+  }
+  for (const char *t : {"out", "lse"})
+    if (std::find(want.begin(), want.end(), t) != want.end() &&
+        std::find(seen.begin(), seen.end(), t) == seen.end())
+      return fail(2, "invalid manifest " + opt.manifest +
+                         ": no pointer argument for '" + t +
+                         "', an output of the request");
+
+  // The grid: grid_for_request, checked against the formula where it parses.
+  for (int i = 0; i < 3; ++i) {
+    if (m.gridFormula[i].empty())
+      continue;
+    std::optional<double> v = Formula(m.gridFormula[i], req).eval();
+    if (v && *v != double(m.grid[i]))
+      return fail(2, "invalid manifest " + opt.manifest +
+                         ": \"grid_for_request\"[" + std::to_string(i) +
+                         "] is " + std::to_string(m.grid[i]) +
+                         " but \"grid\" says " + m.gridFormula[i] + " = " +
+                         std::to_string(int64_t(*v)) + " for the request");
+  }
+
+  // Dimension and stride arguments name dimensions their tensors have.
+  for (const Arg &a : m.args) {
+    if (a.field != Field::Dim && a.field != Field::Stride)
+      continue;
+    int64_t rank = tensorRank(a.tensor, req);
+    if (a.index >= rank)
+      return fail(2, "invalid manifest " + opt.manifest + ": '" + a.name +
+                         "': " + a.tensor + " has rank " +
+                         std::to_string(rank));
+  }
+
+  // The kernel image.
+  std::string imagePath =
+      opt.ptx.empty() ? defaultImagePath(opt.manifest, m.binary) : opt.ptx;
+  std::string image;
+  if (!readFile(imagePath, image, why))
+    return fail(2, "cannot read PTX " + imagePath + ": " + why);
+  bool isPtx = false;
+  if (std::string err = checkImage(image, m, isPtx); !err.empty())
+    return fail(2, "PTX " + imagePath + ": " + err);
+  image.push_back('\0'); // cuModuleLoadData takes PTX as a C string
+
+  // Inputs, as fmha-run makes them, and the run-time page-table check.
+  ref::Inputs in = ref::makeInputs(req);
+  if (std::string err = ref::validatePageTable(in.table, req.table);
+      !err.empty())
+    return fail(2, "invalid page table: " + err);
+  const ref::PageTable &pt = in.table;
+  int64_t totalQ = req.totalQ(), hq = req.num_qo_heads, hkv = req.num_kv_heads,
+          d = req.head_dim, dv = req.headDimV(), p = req.page_size,
+          n = in.nPages(), b = req.batch();
+  std::vector<uint8_t> out(totalQ * hq * dv * ref::dtypeSize(req.out_dtype));
+  std::vector<float> lse(totalQ * hq);
+  ref::poisonFill(req.out_dtype, out.data(), totalQ * hq * dv);
+  ref::poisonFill(ref::DType::F32, lse.data(), lse.size());
+  // Descales. kv_blockscale with the layout passed (k/v_descale offset and
+  // both strides in the args): aiter's interleaved [N_pages, Hkv, 2] buffer,
+  // as fmha-run passes it (one allocation; K at offset 0, V at 1, strides
+  // {2*Hkv, 2}). Otherwise dense copies: [N_pages, Hkv], or [1] per tensor.
+  bool blockscale = req.quant == ref::QuantMode::KVBlockscale;
+  auto layoutArgs = [&](std::string_view t) {
+    return std::count_if(m.args.begin(), m.args.end(), [&](const Arg &a) {
+      return a.tensor == t &&
+             (a.field == Field::Offset || a.field == Field::Stride);
+    });
+  };
+  bool interleaved = blockscale && layoutArgs("k_descale") == 3 &&
+                     layoutArgs("v_descale") == 3;
+  std::vector<float> kd(blockscale ? n * hkv : 1), vd(kd.size());
+  for (int64_t pg = 0; pg < (blockscale ? n : 1); ++pg)
+    for (int64_t h = 0; h < (blockscale ? hkv : 1); ++h) {
+      kd[pg * (blockscale ? hkv : 1) + h] = in.kDescale(pg, h);
+      vd[pg * (blockscale ? hkv : 1) + h] = in.vDescale(pg, h);
+    }
+  float qd = in.q_descale;
+  bool nhd = req.layout == ref::KVLayout::NHD;
+  auto cacheShape = [&](int64_t dim) {
+    return nhd ? std::vector<int64_t>{n, p, hkv, dim}
+               : std::vector<int64_t>{n, hkv, p, dim};
+  };
+  auto i32 = [](const char *name, const std::vector<int32_t> &v,
+                std::vector<int64_t> shape) {
+    Tensor t;
+    t.name = name;
+    t.host = v.data();
+    t.bytes = v.size() * 4;
+    t.shape = std::move(shape);
+    return t;
+  };
+  auto buf = [](const char *name, const void *host, size_t bytes,
+                std::vector<int64_t> shape) {
+    Tensor t;
+    t.name = name;
+    t.host = host;
+    t.bytes = bytes;
+    t.shape = std::move(shape);
+    return t;
+  };
+  std::vector<int64_t> descaleShape =
+      blockscale ? std::vector<int64_t>{n, hkv} : std::vector<int64_t>{1};
+  std::vector<Tensor> tensors = {
+      buf("q", in.q.data(), in.q.size(), {totalQ, hq, d}),
+      buf("k_cache", in.k_cache.data(), in.k_cache.size(), cacheShape(d)),
+      buf("v_cache", in.v_cache.data(), in.v_cache.size(), cacheShape(dv)),
+      i32("qo_indptr", in.qo_indptr, {b + 1}),
+      i32("kv_indptr", pt.kv_indptr, {int64_t(pt.kv_indptr.size())}),
+      i32("kv_page_indices", pt.kv_page_indices,
+          {int64_t(pt.kv_page_indices.size())}),
+      i32("kv_last_page_len", pt.kv_last_page_len, {b}),
+      i32("block_table", pt.block_table, {b, pt.max_pages}),
+      i32("kv_seqlen", pt.kv_seqlen, {b}),
+      buf("q_descale", &qd, 4, {1}),
+      buf("k_descale", kd.data(), kd.size() * 4, descaleShape),
+      buf("v_descale", vd.data(), vd.size() * 4, descaleShape),
+      buf("out", out.data(), out.size(), {totalQ, hq, dv}),
+      buf("lse", lse.data(), lse.size() * 4, {totalQ, hq})};
+  if (interleaved)
+    for (Tensor &t : tensors) {
+      if (t.name != "k_descale" && t.name != "v_descale")
+        continue;
+      const ref::DescaleLayout &l =
+          t.name == "k_descale" ? in.k_descale : in.v_descale;
+      t.host = in.kv_descale.data();
+      t.bytes = in.kv_descale.size() * 4;
+      t.offset = l.offset;
+      t.strides = {l.page_stride, l.head_stride};
+    }
+  auto find = [&](std::string_view name) -> Tensor & {
+    for (Tensor &t : tensors)
+      if (t.name == name)
+        return t;
+    std::fprintf(stderr, "fmha-cuda-run: internal error: no tensor %s\n",
+                 std::string(name).c_str());
+    std::abort();
+  };
+
+  // Kernarg values that need no device: sizes, strides and offsets (in
+  // elements), checked against ranks.
+  std::vector<uint8_t> kernarg(m.kernargSize, 0);
+  for (const Arg &a : m.args) {
+    Tensor &t = find(a.tensor);
+    if (a.field == Field::Pointer) {
+      t.used = true;
+      continue;
+    }
+    if (a.field != Field::Offset && a.index >= int64_t(t.shape.size()))
+      return fail(2, "invalid manifest " + opt.manifest + ": '" + a.name +
+                         "': " + a.tensor + " has rank " +
+                         std::to_string(t.shape.size()));
+    int64_t v = a.field == Field::Dim      ? t.shape[a.index]
+                : a.field == Field::Stride ? t.stride(a.index)
+                                           : t.offset;
+    if (a.kind == "i64") {
+      std::memcpy(&kernarg[a.offset], &v, 8);
+    } else {
+      if (v > INT32_MAX)
+        return fail(2, "'" + a.name + "' = " + std::to_string(v) +
+                           " does not fit its i32 argument");
+      int32_t v32 = int32_t(v);
+      std::memcpy(&kernarg[a.offset], &v32, 4);
+    }
+  }
+
+  // The CUDA driver.
+  std::string libName;
+  why.clear();
+  void *lib = openCudaLibrary(libName, why);
+  if (!lib) {
+    int rc = fail(3, "no CUDA driver found (" + libName +
+                         "); nothing was launched");
+    if (!why.empty())
+      std::fprintf(stderr, "fmha-cuda-run: note: %s\n", why.c_str());
+    return rc;
+  }
+  Cuda cu;
+  if (std::string miss = resolveCuda(lib, cu); !miss.empty())
+    return fail(3, libName + " has no " + miss + "; nothing was launched");
+  if (int e = cu.init(0))
+    return fail(3, "no CUDA device (cuInit: " + cu.error(e) +
+                       "); nothing was launched");
+  int driverVersion = 0;
+  if (cu.driverGetVersion)
+    cu.driverGetVersion(&driverVersion);
+  int count = 0;
+  if (int e = cu.deviceGetCount(&count))
+    return fail(3, "no CUDA device (cuDeviceGetCount: " + cu.error(e) +
+                       "); nothing was launched");
+  if (count == 0)
+    return fail(3, "no CUDA device (cuDeviceGetCount: 0 devices); nothing "
+                   "was launched");
+  if (opt.device >= count)
+    return fail(2, "--device " + std::to_string(opt.device) +
+                       " is not a device (" + std::to_string(count) +
+                       " found)");
+  auto cudaFailed = [&](const char *call, int e, const std::string &hint = "") {
+    return fail(3, std::string(call) + " failed: " + cu.error(e) + hint);
+  };
+  int dev = 0;
+  if (int e = cu.deviceGet(&dev, opt.device))
+    return cudaFailed("cuDeviceGet", e);
+  std::string devName = "?";
+  if (cu.deviceGetName) {
+    char nameBuf[256] = {0};
+    if (cu.deviceGetName(nameBuf, sizeof nameBuf - 1, dev) == 0)
+      devName = nameBuf;
+  }
+  int ccMajor = -1, ccMinor = -1, sms = -1;
+  if (cu.deviceGetAttribute) {
+    if (cu.deviceGetAttribute(&ccMajor, Cuda::kDevAttrCcMajor, dev) ||
+        cu.deviceGetAttribute(&ccMinor, Cuda::kDevAttrCcMinor, dev))
+      ccMajor = ccMinor = -1;
+    if (cu.deviceGetAttribute(&sms, Cuda::kDevAttrMultiprocessorCount, dev))
+      sms = -1;
+  }
+  std::string devChip =
+      ccMajor >= 0 ? "sm_" + std::to_string(ccMajor * 10 + ccMinor) : "?";
+  Cuda::Context ctx = nullptr;
+  if (int e = cu.primaryCtxRetain(&ctx, dev))
+    return cudaFailed("cuDevicePrimaryCtxRetain", e);
+  if (int e = cu.ctxSetCurrent(ctx))
+    return cudaFailed("cuCtxSetCurrent", e);
+
+  // JIT the PTX, keeping ptxas's logs.
+  std::vector<char> errLog(16384, '\0'), infoLog(16384, '\0');
+  int jitOpts[] = {Cuda::kJitErrorLogBuffer, Cuda::kJitErrorLogBufferSize,
+                   Cuda::kJitInfoLogBuffer, Cuda::kJitInfoLogBufferSize,
+                   Cuda::kJitLogVerbose};
+  void *jitVals[] = {errLog.data(),
+                     reinterpret_cast<void *>(uintptr_t(errLog.size() - 1)),
+                     infoLog.data(),
+                     reinterpret_cast<void *>(uintptr_t(infoLog.size() - 1)),
+                     reinterpret_cast<void *>(uintptr_t(1))};
+  Cuda::Module module = nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  if (int e = cu.moduleLoadDataEx(&module, image.data(), 5, jitOpts, jitVals)) {
+    std::string hint = " (the " + std::string(isPtx ? "PTX" : "cubin") +
+                       " is for " + (m.chip.empty() ? "?" : m.chip) +
+                       "; device " + std::to_string(opt.device) + " is " +
+                       devName + ", " + devChip + ")";
+    if (m.ldsBytes > 48 * 1024)
+      hint += "; note: \"lds_bytes\" is " + std::to_string(m.ldsBytes) +
+              ", over the 48 KiB of static shared memory CUDA allows";
+    int rc = cudaFailed("cuModuleLoadDataEx", e, hint);
+    if (errLog[0])
+      std::fprintf(stderr, "fmha-cuda-run: JIT error log:\n%s\n",
+                   errLog.data());
+    return rc;
+  }
+  double jitMs = std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - t0)
+                     .count();
+  std::string jitInfo = infoLog.data();
+  while (!jitInfo.empty() && (jitInfo.back() == '\n' || jitInfo.back() == ' '))
+    jitInfo.pop_back();
+  Cuda::Function fn = nullptr;
+  if (int e = cu.moduleGetFunction(&fn, module, m.kernel.c_str()))
+    return cudaFailed("cuModuleGetFunction", e, " (kernel '" + m.kernel + "')");
+  int numRegs = -1, localBytes = -1, sharedBytes = -1, maxThreads = -1;
+  if (cu.funcGetAttribute) {
+    auto attr = [&](int &v, int which) {
+      if (cu.funcGetAttribute(&v, which, fn))
+        v = -1;
+    };
+    attr(numRegs, Cuda::kAttrNumRegs);
+    attr(localBytes, Cuda::kAttrLocalSizeBytes);
+    attr(sharedBytes, Cuda::kAttrSharedSizeBytes);
+    attr(maxThreads, Cuda::kAttrMaxThreadsPerBlock);
+  }
+  if (sharedBytes >= 0 && m.ldsBytes && uint64_t(sharedBytes) != m.ldsBytes)
+    std::fprintf(stderr,
+                 "fmha-cuda-run: note: the kernel has %d bytes of static "
+                 "shared memory, the manifest's \"lds_bytes\" says %llu\n",
+                 sharedBytes, static_cast<unsigned long long>(m.ldsBytes));
+  uint64_t threads = uint64_t(m.workgroup[0]) * m.workgroup[1] * m.workgroup[2];
+  if (maxThreads >= 0 && threads > uint64_t(maxThreads))
+    return fail(3, "kernel '" + m.kernel + "' can run at most " +
+                       std::to_string(maxThreads) +
+                       " threads per block on this device (" +
+                       std::to_string(numRegs) +
+                       " registers per thread), the manifest's workgroup has " +
+                       std::to_string(threads) + "; nothing was launched");
+
+  // Upload the operands (outputs poisoned) and put their addresses in place.
+  // Tensors that view one host buffer (the interleaved descales) share one
+  // allocation.
+  auto freeAll = [&] {
+    for (Tensor &t : tensors)
+      if (t.allocated)
+        cu.memFree(t.dev);
+  };
+  for (Tensor &t : tensors) {
+    if (!t.used)
+      continue;
+    auto same = std::find_if(tensors.begin(), tensors.end(),
+                             [&](const Tensor &o) {
+                               return o.dev && o.host == t.host;
+                             });
+    if (same != tensors.end()) {
+      t.dev = same->dev;
+      continue;
+    }
+    // cuMemAlloc(0) fails; an empty tensor (no pages at all) still gets an
+    // address, which the kernel never reads.
+    if (int e = cu.memAlloc(&t.dev, t.bytes ? t.bytes : 4)) {
+      freeAll();
+      return cudaFailed("cuMemAlloc", e,
+                        " (" + t.name + ", " + std::to_string(t.bytes) +
+                            " bytes)");
+    }
+    t.allocated = true;
+    if (t.bytes)
+      if (int e = cu.memcpyHtoD(t.dev, t.host, t.bytes)) {
+        freeAll();
+        return cudaFailed("cuMemcpyHtoD", e, " (" + t.name + ")");
+      }
+  }
+  for (const Arg &a : m.args)
+    if (a.field == Field::Pointer)
+      std::memcpy(&kernarg[a.offset], &find(a.tensor).dev, 8);
+
+  // One launch; the kernarg buffer goes through `extra`. Shared memory is
+  // static (in the PTX), so no dynamic shared memory.
+  size_t kernargBytes = kernarg.size();
+  void *extra[] = {reinterpret_cast<void *>(1), kernarg.data(), // BUFFER_POINTER
+                   reinterpret_cast<void *>(2), &kernargBytes,  // BUFFER_SIZE
+                   reinterpret_cast<void *>(0)};                // END
+  auto launch = [&]() {
+    return cu.launchKernel(fn, m.grid[0], m.grid[1], m.grid[2], m.workgroup[0],
+                           m.workgroup[1], m.workgroup[2], 0, nullptr, nullptr,
+                           extra);
+  };
+  bool gridEmpty = !(m.grid[0] && m.grid[1] && m.grid[2]);
+  double firstMs = 0;
+  if (!gridEmpty) {
+    auto t1 = std::chrono::steady_clock::now();
+    if (int e = launch()) {
+      freeAll();
+      return cudaFailed("cuLaunchKernel", e);
+    }
+    if (int e = cu.ctxSynchronize())
+      return cudaFailed("the kernel (cuCtxSynchronize)", e);
+    firstMs = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - t1)
+                  .count();
+  }
+  Tensor &o = find("out"), &l = find("lse");
+  if (!out.empty())
+    if (int e = cu.memcpyDtoH(out.data(), o.dev, out.size()))
+      return cudaFailed("cuMemcpyDtoH", e, " (out)");
+  if (l.used && !lse.empty())
+    if (int e = cu.memcpyDtoH(lse.data(), l.dev, lse.size() * 4))
+      return cudaFailed("cuMemcpyDtoH", e, " (lse)");
+
+  // Timing: warm-ups, then one event pair per launch.
+  std::vector<double> times;
+  int identical = -1; // -1 not checked, 0 no, 1 yes
+  if (opt.repeat > 0 && !gridEmpty) {
+    for (int i = 0; i < kWarmups; ++i)
+      if (int e = launch())
+        return cudaFailed("cuLaunchKernel", e, " (warm-up)");
+    if (int e = cu.ctxSynchronize())
+      return cudaFailed("the kernel (cuCtxSynchronize, warm-up)", e);
+    Cuda::Event start = nullptr, stop = nullptr;
+    if (int e = cu.eventCreate(&start, 0))
+      return cudaFailed("cuEventCreate", e);
+    if (int e = cu.eventCreate(&stop, 0))
+      return cudaFailed("cuEventCreate", e);
+    // A 256 MiB buffer written before each timed launch flushes the 60 MiB
+    // L2 (BENCHMARKS.md hygiene); the write is outside the timed events.
+    CUdeviceptr flush = 0;
+    size_t flushBytes = size_t(256) << 20;
+    if (cu.memsetD8 && cu.memAlloc(&flush, flushBytes))
+      flush = 0;
+    for (int64_t i = 0; i < opt.repeat; ++i) {
+      if (flush)
+        if (int e = cu.memsetD8(flush, static_cast<unsigned char>(i), flushBytes))
+          return cudaFailed("cuMemsetD8 (L2 flush)", e);
+      if (int e = cu.eventRecord(start, nullptr))
+        return cudaFailed("cuEventRecord", e);
+      if (int e = launch())
+        return cudaFailed("cuLaunchKernel", e, " (timed)");
+      if (int e = cu.eventRecord(stop, nullptr))
+        return cudaFailed("cuEventRecord", e);
+      if (int e = cu.eventSynchronize(stop))
+        return cudaFailed("the kernel (cuEventSynchronize)", e);
+      float ms = 0;
+      if (int e = cu.eventElapsedTime(&ms, start, stop))
+        return cudaFailed("cuEventElapsedTime", e);
+      times.push_back(ms);
+    }
+    cu.eventDestroy(start);
+    cu.eventDestroy(stop);
+    if (flush)
+      cu.memFree(flush);
+    // The repeated launches must write the same bytes as the checked one.
+    std::vector<uint8_t> again(out.size());
+    if (!again.empty())
+      if (int e = cu.memcpyDtoH(again.data(), o.dev, again.size()))
+        return cudaFailed("cuMemcpyDtoH", e, " (out, after timing)");
+    identical = again == out ? 1 : 0;
+  }
+  freeAll();
+  if (cu.moduleUnload)
+    cu.moduleUnload(module);
+  if (cu.primaryCtxRelease)
+    cu.primaryCtxRelease(dev);
+
+  // The verdicts of SPEC section 6.
+  const float *lsePtr = req.return_lse ? lse.data() : nullptr;
+  ref::CompareResult vsOracle, vsEmu;
+  if (!opt.noCheck) {
+    ref::OracleResult oracle = ref::runOracle(in);
+    vsOracle = ref::compareWithOracle(in, out.data(), lsePtr, oracle);
+    ref::EmulateOptions emu;
+    emu.block_m = m.config.blockM;
+    emu.block_n = m.config.blockN;
+    emu.p_dtype = m.config.pDType;
+    emu.shift = int(m.config.shift);
+    ref::EmulateResult emulated = ref::runEmulation(in, emu);
+    vsEmu = ref::compareWithEmulation(in, out.data(), lsePtr, emulated);
+  } else {
+    vsOracle.pass = vsEmu.pass = true; // not checked (--no-check)
+  }
+  bool pass = vsOracle.pass && vsEmu.pass;
+
+  double medianMs = 0, minMs = 0, meanMs = 0, flops = ref::attentionFlops(req);
+  if (!times.empty()) {
+    std::vector<double> s = times;
+    std::sort(s.begin(), s.end());
+    medianMs = s.size() % 2 ? s[s.size() / 2]
+                            : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+    minMs = s.front();
+    for (double t : s)
+      meanMs += t / double(s.size());
+  }
+  double tflops = medianMs > 0 ? flops / (medianMs * 1e-3) / 1e12 : 0;
+  std::string grid = "[" + std::to_string(m.grid[0]) + "," +
+                     std::to_string(m.grid[1]) + "," +
+                     std::to_string(m.grid[2]) + "]";
+  std::string block = "[" + std::to_string(m.workgroup[0]) + "," +
+                      std::to_string(m.workgroup[1]) + "," +
+                      std::to_string(m.workgroup[2]) + "]";
+
+  if (opt.json) {
+    std::ostringstream js;
+    js << "{\"tool\": \"fmha-cuda-run\", \"manifest\": "
+       << json::quote(opt.manifest) << ", \"ptx\": " << json::quote(imagePath)
+       << ", \"kernel\": " << json::quote(m.kernel)
+       << ", \"chip\": " << json::quote(m.chip)
+       << ", \"request\": " << json::quote(req.str())
+       << ", \"pass\": " << (pass ? "true" : "false")
+       << ", \"exit\": " << (pass ? 0 : 1)
+       << ", \"device\": {\"index\": " << opt.device
+       << ", \"name\": " << json::quote(devName)
+       << ", \"chip\": " << json::quote(devChip) << ", \"sms\": " << sms
+       << ", \"driver_version\": " << driverVersion << "}"
+       << ", \"grid\": " << grid << ", \"block\": " << block
+       << ", \"kernarg_size\": " << m.kernargSize
+       << ", \"config\": {\"block_m\": " << m.config.blockM
+       << ", \"block_n\": " << m.config.blockN
+       << ", \"p_type\": " << json::quote(ref::dtypeName(m.config.pDType))
+       << ", \"shift\": " << m.config.shift << "}"
+       << ", \"func\": {\"num_regs\": " << numRegs
+       << ", \"local_bytes\": " << localBytes
+       << ", \"static_shared_bytes\": " << sharedBytes
+       << ", \"max_threads_per_block\": " << maxThreads << "}"
+       << ", \"jit_ms\": " << jnum(jitMs)
+       << ", \"jit_log\": " << json::quote(jitInfo)
+       << ", \"first_launch_ms\": " << jnum(firstMs)
+       << ", \"repeat\": " << times.size() << ", \"warmups\": "
+       << (times.empty() ? 0 : kWarmups)
+       << ", \"median_ms\": " << (times.empty() ? "null" : jnum(medianMs))
+       << ", \"min_ms\": " << (times.empty() ? "null" : jnum(minMs))
+       << ", \"mean_ms\": " << (times.empty() ? "null" : jnum(meanMs))
+       << ", \"flops\": " << jnum(flops)
+       << ", \"tflops\": " << (times.empty() ? "null" : jnum(tflops))
+       << ", \"repeat_identical\": "
+       << (identical < 0 ? "null" : identical ? "true" : "false")
+       << ", \"checked\": " << (opt.noCheck ? "false" : "true")
+       << ", \"oracle\": " << (opt.noCheck ? "null" : vsOracle.toJson())
+       << ", \"emulation\": " << (opt.noCheck ? "null" : vsEmu.toJson()) << "}";
+    std::printf("%s\n", js.str().c_str());
+  } else {
+    std::string line = std::string(pass ? "PASS" : "FAIL") + " " + req.str() +
+                       " | " + vsOracle.summary() + " | " + vsEmu.summary() +
+                       " | " + (m.chip.empty() ? "?" : m.chip) + " device=" +
+                       std::to_string(opt.device) + " (" + devName + ", " +
+                       devChip + ") grid=" + grid + " block=" + block +
+                       " regs=" + std::to_string(numRegs) +
+                       " local=" + std::to_string(localBytes) +
+                       " first_launch_ms=" + fmt("%.3f", firstMs);
+    if (!times.empty())
+      line += " median_ms=" + fmt("%.4f", medianMs) +
+              " tflops=" + fmt("%.2f", tflops) +
+              " repeat=" + std::to_string(times.size()) +
+              (identical == 0 ? " repeat_identical=no" : "");
+    std::printf("%s\n", line.c_str());
+  }
+  return pass ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool help = false;
+  if (std::string err = parseArgs(argc, argv, help); !err.empty()) {
+    std::fprintf(stderr, "fmha-cuda-run: %s\n%s\n", err.c_str(), kUsage);
+    return 2;
+  }
+  if (help) {
+    std::printf(
+        "%s\n\n"
+        "Launches a kernel fmha-compile wrote (NAME.ptx + NAME.json) through "
+        "the CUDA\ndriver (libcuda.so.1, loaded at run time) and checks its "
+        "output against the\noracle and the emulating reference (SPEC "
+        "section 6).\n\n"
+        "  --ptx FILE    the kernel (default: the manifest's \"binary\", else "
+        "NAME.ptx\n                next to NAME.json); a cubin is accepted too\n"
+        "  --device N    CUDA device index (default 0)\n"
+        "  --repeat N    also time N launches (after %d warm-ups): median ms "
+        "and TFLOPS\n"
+        "  --json        print one JSON object (errors too)\n"
+        "  --no-check    time only (with --repeat): skip the oracle and the "
+        "emulation\n\n"
+        "Exit: 0 pass, 1 SPEC section 6 not met, 2 unusable input, 3 no CUDA "
+        "driver or\ndevice, or a CUDA call failed.\n",
+        kUsage, kWarmups);
+    return 0;
+  }
+  try {
+    return run();
+  } catch (const std::exception &e) {
+    return fail(3, std::string("internal error: ") + e.what());
+  }
+}
