@@ -35,6 +35,8 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
   const int64_t B = req.batch(), Hq = req.num_qo_heads, Hkv = req.num_kv_heads;
   const int64_t D = req.head_dim, Dv = req.headDimV(), G = req.groupSize();
   const int64_t BN = opt.block_n, BM = opt.block_m, P = req.page_size;
+  // Per-key V descales (pages smaller than the tile) folded into P.
+  const bool scaledP = opt.vd_scaled_p && P < BN;
   const int64_t totalQ = in.qo_indptr[B];
   const DType kvT = req.kv_dtype, pT = r.p_dtype;
   const size_t kvSz = dtypeSize(kvT);
@@ -128,10 +130,29 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
               const float p = std::exp2(std::fma(sc, x[j], -off));
               rowSum += p;
               pc[j] = castP(p);
+              x[j] = p; // kept for the scaled-p route
             }
             l = alpha * l + rowSum;
             for (int64_t d = 0; d < Dv; ++d)
               o[d] *= alpha;
+            if (scaledP) {
+              // vd_j / r into p before the cast; r scales the sum.
+              float r = 0.0f;
+              for (int64_t j = c0; j < c1; ++j)
+                r = std::max(r, vd[j]);
+              const float rinv = r > 0.0f ? 1.0f / r : 0.0f;
+              std::fill(u.begin(), u.end(), 0.0f);
+              for (int64_t k = 0; k < n; ++k) {
+                const float pk = castP(x[k] * (vd[a + k] * rinv));
+                const float *vr = &v[(a + k) * Dv];
+                for (int64_t d = 0; d < Dv; ++d)
+                  u[d] += pk * vr[d];
+              }
+              for (int64_t d = 0; d < Dv; ++d)
+                o[d] = std::fma(u[d], r, o[d]);
+              m = mNew;
+              continue;
+            }
             // u = P V per run of keys in one physical page; o += vd * u.
             for (int64_t j = 0; j < n;) {
               const int32_t page = pageOf[a + j];

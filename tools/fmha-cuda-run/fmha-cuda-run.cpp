@@ -247,6 +247,10 @@ struct Config {
   int64_t shift = 0;
   std::string pType;
   ref::DType pDType = ref::DType::F32;
+  /// "pv_vd_route": how the kernel applies per-key V descales when pages are
+  /// smaller than the tile: "page_groups" (after the cast, as the tiled form)
+  /// or "scaled_p" (folded into P before the cast).
+  std::string pvVdRoute = "page_groups";
 };
 
 struct Manifest {
@@ -471,9 +475,13 @@ std::string readConfig(const json::Object &o, Config &c) {
       f.str("p_type", c.pType) && f.i64("shift", c.shift) &&
       f.positive("k_step", c.kStep, false) &&
       f.positive("warps", c.warps, false) &&
-      f.positive("wave_size", c.waveSize, false);
+      f.positive("wave_size", c.waveSize, false) &&
+      f.str("pv_vd_route", c.pvVdRoute, false);
   if (!err.empty())
     return err;
+  if (c.pvVdRoute != "page_groups" && c.pvVdRoute != "scaled_p")
+    return "\"config.pv_vd_route\" must be page_groups or scaled_p, got " +
+           quote(c.pvVdRoute);
   std::optional<ref::DType> p = ref::parseDType(c.pType);
   if (!p)
     return "\"config.p_type\" is not an element type: " + quote(c.pType);
@@ -1515,6 +1523,7 @@ int run() {
     emu.block_n = m.config.blockN;
     emu.p_dtype = m.config.pDType;
     emu.shift = int(m.config.shift);
+    emu.vd_scaled_p = m.config.pvVdRoute == "scaled_p";
     ref::EmulateResult emulated = ref::runEmulation(in, emu);
     vsEmu = ref::compareWithEmulation(in, out.data(), lsePtr, emulated);
   } else {

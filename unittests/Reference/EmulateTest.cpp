@@ -286,3 +286,36 @@ TEST(Emulate, DISABLED_DefaultRequestGapLarge) {
     }
   }
 }
+
+TEST(Emulate, ScaledPRouteForPerKeyVd) {
+  // The scaled-p route (vd_j / r folded into P before the cast): exact with P
+  // in f32 (r cancels), within the oracle's tolerance with an fp8 P, and a
+  // different rounding from the default route, so the flag is not ignored.
+  for (int64_t P : {1, 16}) {
+    Request r = defaultRequest(DType::F8E4M3FN);
+    r.page_size = P;
+    r.qo_lens = {33, 64};
+    r.kv_lens = {300, 200};
+    SCOPED_TRACE(r.str());
+    Inputs in = makeInputs(r);
+    EmulateOptions f32;
+    f32.block_n = 64;
+    f32.p_dtype = DType::F32;
+    f32.shift = 0;
+    EmulateOptions f32s = f32;
+    f32s.vd_scaled_p = true;
+    EmulateResult a = runEmulation(in, f32), b = runEmulation(in, f32s);
+    double maxAbs, relFro;
+    test::errors(a.out_f32, b.out_f32, maxAbs, relFro);
+    EXPECT_LT(relFro, 1e-6);
+    EmulateOptions fp8;
+    fp8.block_n = 64;
+    EmulateOptions fp8s = fp8;
+    fp8s.vd_scaled_p = true;
+    EmulateResult c = runEmulation(in, fp8), d = runEmulation(in, fp8s);
+    CompareResult cmp =
+        compareWithOracle(in, d.out.data(), d.lse.data(), runOracle(in));
+    EXPECT_TRUE(cmp.pass) << cmp.summary();
+    EXPECT_NE(c.out_f32, d.out_f32);
+  }
+}

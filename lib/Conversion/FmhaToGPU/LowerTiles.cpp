@@ -1244,6 +1244,7 @@ LogicalResult Lowering::lowerTileMma(TileMmaOp op) {
       Value one = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
       Value pos = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, r, zero);
       rowScale = r;
+      kernel->setAttr(kPVVdRouteAttr, b.getStringAttr("scaled_p"));
       rowScaleInv = arith::SelectOp::create(
           b, pos, arith::DivFOp::create(b, one, r), zero);
     }
