@@ -18,6 +18,10 @@ llvm-readelf and llvm-objdump (all from PATH), and prints one line:
   select of P between the exp and the fp8 convert.
 - page_id: sgpr when the loop loads the page id with s_load_dword and does no
   per-lane dword load (global_load_dword); vgpr otherwise.
+- page_base: how the loop forms the 64-bit page base: s64 (scalar 64-bit
+  shift or multiply: s_lshl_b64 / s_mul_hi_u32), v64 (per lane:
+  v_lshl_add_u64, v_mad_u64_u32, v_lshlrev_b64), none (no 64-bit address
+  arithmetic: a pool over 4 GiB would wrap).
 """
 import argparse
 import json
@@ -168,12 +172,16 @@ def main():
     smem = any(mn == "s_load_dword" for _, mn, _, _ in body)
     lane_dword = any(mn == "global_load_dword" for _, mn, _, _ in body)
     page_id = "sgpr" if smem and not lane_dword else "vgpr"
+    mns = {mn for _, mn, _, _ in body}
+    page_base = ("s64" if mns & {"s_lshl_b64", "s_mul_hi_u32"}
+                 else "v64" if mns & {"v_lshl_add_u64", "v_mad_u64_u32", "v_lshlrev_b64"}
+                 else "none")
     kinds = ",".join(f"{k}*{v}" for k, v in sorted(mfma.items()))
     print(f"{a.name or a.out}: elf={elf} target={target.group(1) if target else '?'} kd={kd} "
           f"args={same}/{len(manifest['args'])}/{len(note_args)} "
           f"scratch={manifest['scratch_bytes']} vspill={manifest['vgpr_spills']} "
           f"sspill={manifest['sgpr_spills']} lds={manifest['lds_bytes']} mfma={kinds} "
-          f"exp={exp} cvt={cvt} p_from_exp={good}/{total} page_id={page_id}")
+          f"exp={exp} cvt={cvt} p_from_exp={good}/{total} page_id={page_id} page_base={page_base}")
 
 
 if __name__ == "__main__":
