@@ -2,7 +2,8 @@
 # The whole test suite: installs what is missing (apt-get update, then
 # apt-get install -y of the Debian packages in scripts/lib/setup.sh, skipped
 # when all are present), configures, builds, and runs the lit suite
-# (check-fmha) and the unit tests. Exits non-zero on any failure.
+# (check-fmha), the unit tests, and the embedding example built out of tree
+# against the installed package. Exits non-zero on any failure.
 #   scripts/test.sh            (BUILD_DIR=build by default, JOBS=2)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,3 +18,5 @@ ninja -C "$FMHA_BUILD_DIR" check-fmha
 
 echo "== unit tests (ctest)"
 (cd "$FMHA_BUILD_DIR" && ctest --output-on-failure -j"$FMHA_JOBS")
+
+fmha_embed_example

@@ -23,6 +23,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 #include <algorithm>
 
@@ -93,6 +94,41 @@ std::string requestJson(const ref::Request &r, llvm::json::OStream &j) {
   });
   return "";
 }
+
+bool hasLld(StringRef toolkit) {
+  SmallString<128> lld(toolkit);
+  llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
+  return !toolkit.empty() && llvm::sys::fs::can_execute(lld);
+}
+
+/// A private toolkit folder (DIR/llvm/bin/ld.lld -> LLVM's ld.lld) for
+/// installs without the build tree's; removed when the compile is done.
+struct TempToolkit {
+  SmallString<128> dir;
+  std::string make() {
+    std::string lld = FMHA_LLVM_TOOLS_DIR "/ld.lld";
+    if (!llvm::sys::fs::can_execute(lld)) {
+      auto found = llvm::sys::findProgramByName("ld.lld");
+      if (!found)
+        return "";
+      lld = *found;
+    }
+    if (llvm::sys::fs::createUniqueDirectory("fmha-toolkit", dir))
+      return "";
+    SmallString<128> bin(dir);
+    llvm::sys::path::append(bin, "llvm", "bin");
+    SmallString<128> link(bin);
+    llvm::sys::path::append(link, "ld.lld");
+    if (llvm::sys::fs::create_directories(bin) ||
+        llvm::sys::fs::create_link(lld, link))
+      return "";
+    return std::string(dir);
+  }
+  ~TempToolkit() {
+    if (!dir.empty())
+      llvm::sys::fs::remove_directories(dir);
+  }
+};
 
 FailureOr<std::string> binaryPayload(ModuleOp module) {
   SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
@@ -297,14 +333,17 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
     return finishNvidia(ctx, *module, req, opt, cfg, std::move(res), loc);
 
   // Back half: ROCDL, then the code object (or its text forms).
-  std::string toolkit = opt.toolkit.empty() ? FMHA_DEFAULT_ROCM_TOOLKIT : opt.toolkit;
-  if (opt.emit == "bin") {
+  TempToolkit temp;
+  std::string toolkit = opt.toolkit;
+  if (toolkit.empty())
+    toolkit = hasLld(FMHA_DEFAULT_ROCM_TOOLKIT) ? std::string(FMHA_DEFAULT_ROCM_TOOLKIT)
+                                                : temp.make();
+  if (opt.emit == "bin" && !hasLld(toolkit)) {
     SmallString<128> lld(toolkit);
     llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
-    if (toolkit.empty() || !llvm::sys::fs::can_execute(lld))
-      return emitError(loc) << "linking the code object needs ld.lld at '"
-                            << lld << "' (--toolkit)",
-             failure();
+    return emitError(loc) << "linking the code object needs ld.lld at '"
+                          << lld << "' (--toolkit)",
+           failure();
   }
   PassManager back(&ctx);
   AMDGPUTargetOptions target;

@@ -37,3 +37,29 @@ fmha_build() {
   echo "== build"
   ninja -C "$FMHA_BUILD_DIR" -j"$FMHA_JOBS"
 }
+
+# The embedding consumer (issue 8): cmake --install into $FMHA_BUILD_DIR/install,
+# then examples/embed configured and built out of tree against that package,
+# run, and its kernels compared byte for byte with fmha-compile's.
+fmha_embed_example() {
+  local prefix="$FMHA_BUILD_DIR/install" ebuild="$FMHA_BUILD_DIR/embed"
+  local out="$ebuild/out"
+  echo "== install: $prefix"
+  rm -rf "$prefix"
+  cmake --install "$FMHA_BUILD_DIR" --prefix "$prefix" > "$FMHA_BUILD_DIR/install.log"
+  echo "== examples/embed against the installed package"
+  rm -rf "$ebuild"
+  cmake -G Ninja -S "$root/examples/embed" -B "$ebuild" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER=clang++-22 -DCMAKE_PREFIX_PATH="$prefix" > "$ebuild.log"
+  ninja -C "$ebuild"
+  mkdir -p "$out"
+  "$ebuild/fmha-embed" "$out"
+  # The API's request is the default one with lse (Request's default);
+  # fmha-compile's --lse flag asks for the same.
+  local fc="$FMHA_BUILD_DIR/bin/fmha-compile"
+  "$fc" --chip gfx942 --qo-len 128,96 --kv-len 1280,1100 --lse -o "$out/fc_gfx942"
+  "$fc" --chip sm_90 --qo-len 128,96 --kv-len 1280,1100 --lse -o "$out/fc_sm_90"
+  cmp "$out/fc_gfx942.hsaco" "$out/embed_gfx942.hsaco"
+  cmp "$out/fc_sm_90.ptx" "$out/embed_sm_90.ptx"
+  echo "ok   the API and fmha-compile give byte-identical gfx942 HSACO and sm_90 PTX"
+}

@@ -1,0 +1,74 @@
+//===- Compiler.h - fmha-mlir embedded in another program -------*- C++ -*-===//
+//
+// The public API: one call from a request and a target to the kernel's
+// binary and its manifest, or a diagnostic. For inference servers and other
+// compilers that JIT kernels in process (the third way fmha-mlir is used,
+// besides fmha-opt and lit). This header needs no MLIR or LLVM headers;
+// fmha/API/Stages.h has the pipeline stage builders for a host compiler's
+// own pass manager.
+//
+// No global state and no command-line options: each call builds and drops
+// its own MLIRContext, so calls from several threads are independent.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_API_COMPILER_H
+#define FMHA_API_COMPILER_H
+
+#include "fmha/Reference/Problem.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fmha {
+namespace api {
+
+/// The request: the fields of fmha-compile's flags (lengths, heads, head
+/// dims, page size and table, KV layout, quantization, element types, mask,
+/// sm_scale, soft cap, lse, seed). Request::validate() gives the same rules
+/// and messages fmha-compile prints.
+using Request = ::fmha::ref::Request;
+
+/// What a compile produces.
+enum class Format {
+  Binary,   ///< gfx942/gfx950: the HSACO code object; sm_90: PTX (+ manifest)
+  Assembly, ///< AMDGPU assembly; PTX for sm_90
+  LLVMIR,   ///< the kernel's LLVM IR (text)
+  MLIR,     ///< the gpu-dialect kernel after convert-fmha-to-gpu (text)
+};
+
+struct Target {
+  std::string chip = "gfx942"; ///< gfx942 | gfx950 | sm_90
+  Format format = Format::Binary;
+  /// Folder whose llvm/bin/ld.lld links HSACO. Empty: the build tree's if
+  /// it exists, else Debian's ld.lld through a private temporary folder.
+  std::string toolkit;
+  bool folds = true; ///< the seed's folds (exp2 shift, descales, vd rescale)
+};
+
+struct Kernel {
+  std::string binary;   ///< code object bytes, or text for the text formats
+  std::string manifest; ///< JSON (Format::Binary), docs/ABI.md
+  std::string symbol;   ///< the kernel function's name
+};
+
+struct Result {
+  std::optional<Kernel> kernel; ///< set on success
+  /// On failure: every error diagnostic, one per line ("invalid request:
+  /// Hq % Hkv != 0 (Hq=32, Hkv=5)", "'fmha.tile_mma' op ...").
+  std::string diagnostic;
+  bool badInput = false; ///< the request or target was at fault
+  explicit operator bool() const { return kernel.has_value(); }
+};
+
+/// Compiles one kernel. Never aborts on bad input and never returns a
+/// partial binary: a failure has no kernel and a diagnostic.
+Result compile(const Request &request, const Target &target);
+
+/// The chips compile() takes.
+std::vector<std::string> supportedChips();
+
+} // namespace api
+} // namespace fmha
+
+#endif // FMHA_API_COMPILER_H

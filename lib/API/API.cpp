@@ -1,0 +1,82 @@
+//===- API.cpp - fmha-mlir embedded in another program --------------------===//
+#include "fmha/API/Compiler.h"
+#include "fmha/API/Stages.h"
+
+#include "fmha/Compile/Compile.h"
+#include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
+#include "fmha/Pipelines/Pipelines.h"
+#include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/NVVM.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+using namespace mlir;
+
+namespace fmha {
+namespace api {
+
+std::vector<std::string> supportedChips() { return {"gfx942", "gfx950", "sm_90"}; }
+
+void registerDialects(DialectRegistry &registry) {
+  registry.insert<mlir::fmha::FmhaDialect>();
+  mlir::fmha::registerNVVMTargetDependencies(registry); // includes AMDGPU's
+}
+
+void buildTilingStages(OpPassManager &pm, const std::string &chip, bool folds) {
+  mlir::fmha::buildFmhaTilingPipeline(pm, chip, folds);
+}
+
+void buildGPUStages(OpPassManager &pm, const std::string &chip,
+                    const std::string &format, const std::string &toolkit,
+                    bool folds) {
+  mlir::fmha::GPUPipelineOptions options;
+  options.chip = chip;
+  options.format = format;
+  options.toolkit = toolkit;
+  options.folds = folds;
+  if (chip == "sm_90")
+    mlir::fmha::buildFmhaToNVVMPipeline(pm, options);
+  else
+    mlir::fmha::buildFmhaToROCDLPipeline(pm, options);
+}
+
+Result compile(const Request &request, const Target &target) {
+  Result result;
+  DialectRegistry registry;
+  registerDialects(registry);
+  // One context per call, no thread pool of its own: calls on several
+  // threads share nothing.
+  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
+  ctx.loadDialect<mlir::fmha::FmhaDialect>();
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      result.diagnostic += (result.diagnostic.empty() ? "" : "\n") + d.str();
+    return success();
+  });
+  mlir::fmha::CompileOptions options;
+  options.chip = target.chip;
+  options.toolkit = target.toolkit;
+  options.folds = target.folds;
+  switch (target.format) {
+  case Format::Binary: options.emit = "bin"; break;
+  case Format::Assembly: options.emit = "isa"; break;
+  case Format::LLVMIR: options.emit = "llvm"; break;
+  case Format::MLIR: options.emit = "mlir"; break;
+  }
+  bool bad = false;
+  FailureOr<mlir::fmha::CompileResult> res =
+      mlir::fmha::compileRequest(ctx, request, options, &bad);
+  if (failed(res)) {
+    result.badInput = bad;
+    if (result.diagnostic.empty())
+      result.diagnostic = "compilation failed";
+    return result;
+  }
+  result.kernel = Kernel{std::move(res->payload), std::move(res->manifest),
+                         std::move(res->kernel)};
+  return result;
+}
+
+} // namespace api
+} // namespace fmha

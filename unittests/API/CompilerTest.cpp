@@ -1,0 +1,96 @@
+//===- CompilerTest.cpp - the embeddable API (fmha/API/Compiler.h) --------===//
+//
+// Through libFmhaMLIR.so as a consumer sees it: bad input is a diagnostic and
+// no kernel; the text formats; concurrent compiles of different requests
+// equal their one-thread results. (examples/embed does the same against the
+// installed package, in scripts/test.sh.)
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/API/Compiler.h"
+
+#include "gtest/gtest.h"
+
+#include <thread>
+
+using namespace fmha::api;
+using fmha::ref::DType;
+
+namespace {
+
+Request small(const std::string &chip, int64_t page = 1024) {
+  Request r;
+  r.qo_lens = {40, 7};
+  r.kv_lens = {300, 64};
+  r.page_size = page;
+  r.q_dtype = r.kv_dtype = chip == "gfx942" ? DType::F8E4M3FNUZ : DType::F8E4M3FN;
+  return r;
+}
+
+Target on(const std::string &chip, Format f = Format::Binary) {
+  Target t;
+  t.chip = chip;
+  t.format = f;
+  return t;
+}
+
+TEST(Compiler, BadInputIsADiagnostic) {
+  Request r = small("gfx942");
+  r.kv_lens = {300}; // lengths of different sizes
+  Result a = compile(r, on("gfx942"));
+  EXPECT_FALSE(a);
+  EXPECT_TRUE(a.badInput);
+  EXPECT_FALSE(a.kernel.has_value());
+  EXPECT_NE(a.diagnostic.find("invalid request"), std::string::npos) << a.diagnostic;
+
+  Result b = compile(small("gfx942"), on("gfx90a"));
+  EXPECT_FALSE(b);
+  EXPECT_NE(b.diagnostic.find("unknown chip 'gfx90a'"), std::string::npos);
+
+  Request c = small("gfx942");
+  c.soft_cap = 30.0; // not on the GPU yet: named op, no kernel
+  Result cr = compile(c, on("gfx942"));
+  EXPECT_FALSE(cr);
+  EXPECT_TRUE(cr.badInput);
+  EXPECT_NE(cr.diagnostic.find("convert-fmha-to-gpu"), std::string::npos) << cr.diagnostic;
+}
+
+TEST(Compiler, Formats) {
+  Result isa = compile(small("gfx950"), on("gfx950", Format::Assembly));
+  ASSERT_TRUE(isa) << isa.diagnostic;
+  EXPECT_NE(isa.kernel->binary.find("v_mfma_f32_32x32x64_f8f6f4"), std::string::npos);
+  EXPECT_TRUE(isa.kernel->manifest.empty());
+  Result mlir = compile(small("sm_90"), on("sm_90", Format::MLIR));
+  ASSERT_TRUE(mlir) << mlir.diagnostic;
+  EXPECT_NE(mlir.kernel->binary.find("gpu.func @fmha_batch_prefill_kernel"), std::string::npos);
+  Result ll = compile(small("gfx942"), on("gfx942", Format::LLVMIR));
+  ASSERT_TRUE(ll) << ll.diagnostic;
+  EXPECT_NE(ll.kernel->binary.find("define amdgpu_kernel"), std::string::npos);
+}
+
+TEST(Compiler, ThreadsGetTheirOwnKernels) {
+  std::vector<std::pair<Request, Target>> jobs = {
+      {small("gfx942", 16), on("gfx942", Format::Assembly)},
+      {small("gfx942", 1024), on("gfx942", Format::Assembly)},
+      {small("sm_90", 16), on("sm_90")},
+      {small("sm_90", 1024), on("sm_90")}};
+  std::vector<std::string> serial, parallel(jobs.size());
+  for (auto &[r, t] : jobs) {
+    Result res = compile(r, t);
+    ASSERT_TRUE(res) << res.diagnostic;
+    serial.push_back(res.kernel->binary);
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    threads.emplace_back([&, i] {
+      Result res = compile(jobs[i].first, jobs[i].second);
+      parallel[i] = res ? res.kernel->binary : res.diagnostic;
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (size_t i = 0; i < jobs.size(); ++i)
+    EXPECT_EQ(serial[i], parallel[i]) << "job " << i;
+  EXPECT_NE(serial[0], serial[1]);
+  EXPECT_NE(serial[2], serial[3]);
+}
+
+} // namespace
