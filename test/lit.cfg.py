@@ -43,3 +43,8 @@ fmha_toolkit_dir = getattr(config, "fmha_toolkit_dir", "")  # empty: ld.lld not 
 if fmha_toolkit_dir:
     config.available_features.add("ld.lld")
     config.substitutions.append(("%fmha_toolkit", fmha_toolkit_dir))
+
+# NVIDIA's ptxas (fmha-compile --cubin): on this project's build machine, not in CI.
+import shutil
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

@@ -18,6 +18,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,6 +36,10 @@ static cl::opt<std::string> optToolkit(
     cl::init(""));
 static cl::opt<bool> optCompileNoFolds("no-folds", cl::desc("skip the folds"),
                                        cl::init(false));
+static cl::opt<bool> optCubin(
+    "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
+                      "/usr/local/cuda/bin); exit 3 without it"),
+    cl::init(false));
 
 static int fail(int code, const llvm::Twine &msg) {
   llvm::errs() << "fmha-compile: " << msg << "\n";
@@ -94,9 +99,25 @@ int main(int argc, char **argv) {
 
   std::string name = optOut;
   bool nvidia = optChip == "sm_90";
-  if (optEmit == "bin")
-    return writeAll({{name + (nvidia ? ".ptx" : ".hsaco"), &res->payload},
-                     {name + ".json", &res->manifest}});
+  if (optEmit == "bin") {
+    if (optCubin && !nvidia)
+      return fail(2, "--cubin is for --chip sm_90");
+    if (int rc = writeAll({{name + (nvidia ? ".ptx" : ".hsaco"), &res->payload},
+                           {name + ".json", &res->manifest}}))
+      return rc;
+    if (!optCubin)
+      return 0;
+    auto ptxas = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
+    if (!ptxas)
+      return fail(3, "--cubin: ptxas not found (PATH, /usr/local/cuda/bin); "
+                     "NAME.ptx and NAME.json were written");
+    std::string ptx = name + ".ptx", cubin = name + ".cubin";
+    StringRef args[] = {*ptxas, "-arch=sm_90", ptx, "-o", cubin};
+    std::string err;
+    if (llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, {}, 0, 0, &err) != 0)
+      return fail(3, "--cubin: ptxas failed" + (err.empty() ? "" : ": " + err));
+    return 0;
+  }
   const char *ext = optEmit == "isa"    ? (nvidia ? ".ptx" : ".s")
                     : optEmit == "llvm" ? ".ll"
                                         : ".mlir";

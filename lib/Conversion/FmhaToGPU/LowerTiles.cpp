@@ -731,9 +731,9 @@ LogicalResult Lowering::lowerReduction(vector::MultiDimReductionOp op) {
     case vector::CombiningKind::MAXIMUMF:
       // maxnum: no NaN-propagation code (v_cmp_o + v_cndmask per element);
       // scores are NaN only for NaN inputs.
-      return arith::MaxNumFOp::create(b, x, y);
+      return ti.maxF(b, b.getLoc(), x, y);
     case vector::CombiningKind::MAXNUMF:
-      return arith::MaxNumFOp::create(b, x, y);
+      return ti.maxF(b, b.getLoc(), x, y);
     case vector::CombiningKind::ADD:
       return arith::AddFOp::create(b, x, y);
     default:
@@ -1236,10 +1236,12 @@ LogicalResult Lowering::lowerTileMma(TileMmaOp op) {
       group = 0;
       Value mx = kscale[0];
       for (size_t j = 1; j < kscale.size(); ++j)
-        mx = arith::MaxNumFOp::create(b, mx, kscale[j]);
-      Value r = vector::ReductionOp::create(b, vector::CombiningKind::MAXNUMF, mx);
+        mx = ti.maxF(b, b.getLoc(), mx, kscale[j]);
+      Value r = vector::ExtractOp::create(b, mx, 0);
+      for (int64_t v = 1; v < accPerLane(); ++v)
+        r = ti.maxF(b, b.getLoc(), r, vector::ExtractOp::create(b, mx, v));
       for (int64_t mask : ti.rowReduceXorMasks())
-        r = arith::MaxNumFOp::create(b, r, ti.shuffleXor(b, b.getLoc(), r, mask));
+        r = ti.maxF(b, b.getLoc(), r, ti.shuffleXor(b, b.getLoc(), r, mask));
       Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
       Value one = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
       Value pos = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, r, zero);

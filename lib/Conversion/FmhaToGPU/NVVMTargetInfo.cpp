@@ -114,6 +114,9 @@ public:
     return inlineAsm(b, loc, x.getType(), x, "ex2.approx.ftz.f32 $0, $1;", "=f,f")
         .getResult(0);
   }
+  Value maxF(OpBuilder &b, Location loc, Value x, Value y) const override {
+    return LLVM::MaxNumOp::create(b, loc, x, y);
+  }
   // Inline PTX: convert-gpu-to-nvvm rejects llvm.intr.exp2/log2 already in
   // the IR (it wants math ops, which it turns into libdevice calls).
   Value log2(OpBuilder &b, Location loc, Value x) const override {

@@ -1,6 +1,7 @@
 //===- TargetInfo.cpp - chip name to TargetInfo ---------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 using namespace mlir;
@@ -17,6 +18,10 @@ Value TargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
 }
 
 void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
+
+Value TargetInfo::maxF(OpBuilder &b, Location loc, Value x, Value y) const {
+  return arith::MaxNumFOp::create(b, loc, x, y);
+}
 
 std::unique_ptr<TargetInfo> mlir::fmha::createTargetInfo(StringRef chip,
                                                          int64_t kStep) {

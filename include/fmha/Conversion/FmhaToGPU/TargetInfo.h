@@ -150,6 +150,12 @@ public:
   /// an `__ocml` call). NVIDIA: inline `ex2.approx.ftz.f32` (convert-gpu-to-nvvm
   /// rejects an `llvm.intr.exp2` already in the IR).
   virtual Value exp2(OpBuilder &b, Location loc, Value x) const = 0;
+  /// max(a, b) of f32 scalars or vectors, NaN-ignoring (IEEE maxNum), with
+  /// no library call. AMDGPU: `arith.maxnumf` (v_max_f32). NVIDIA:
+  /// `llvm.intr.maxnum` (max.f32): convert-gpu-to-nvvm turns `arith.maxnumf`
+  /// into a call of libdevice's `__nv_fmaxf`, which a machine without CUDA
+  /// cannot link, leaving the PTX with an unresolved function.
+  virtual Value maxF(OpBuilder &b, Location loc, Value x, Value y) const;
   /// log2(x) of an f32 as one hardware instruction (lse epilogue).
   /// AMDGPU: `rocdl.log` (v_log_f32). NVIDIA: inline `lg2.approx.ftz.f32`.
   virtual Value log2(OpBuilder &b, Location loc, Value x) const = 0;
