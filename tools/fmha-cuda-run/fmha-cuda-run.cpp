@@ -13,7 +13,7 @@
 //
 // It links the reference library only: no MLIR and no LLVM, so it builds with
 // -DFMHA_ENABLE_MLIR=OFF on a machine with only a C++17 compiler and CMake
-// (the JSON reader is MiniJson.h).
+// (the JSON reader is tools/common/MiniJson.h; the manifest reader, shared with fmha-hip-run, tools/common/KernelManifest.h).
 //
 // Everything that needs no GPU (manifest, PTX text, request, inputs, kernarg
 // layout) is checked before the driver is loaded.
@@ -21,7 +21,7 @@
 // or usage, 3 no CUDA driver or device, or a CUDA call failed.
 //
 //===----------------------------------------------------------------------===//
-#include "MiniJson.h"
+#include "../common/KernelManifest.h"
 
 #include "fmha/Reference/Compare.h"
 #include "fmha/Reference/Emulate.h"
@@ -52,10 +52,9 @@
 
 namespace json = ::fmha::minijson;
 namespace ref = ::fmha::ref;
+using namespace fmha_tools::manifest;
 
 namespace {
-
-constexpr const char *kFormat = "fmha-kernel-manifest/1";
 constexpr int kWarmups = 3;
 
 const char *kUsage =
@@ -85,24 +84,6 @@ int fail(int code, const std::string &msg) {
                 json::quote(opt.manifest).c_str(), code,
                 json::quote(msg).c_str());
   return code;
-}
-
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-bool parseInt(std::string_view s, int64_t &out) {
-  if (s.empty() || s.size() > 18)
-    return false;
-  size_t i = s[0] == '-' ? 1 : 0;
-  if (i == s.size())
-    return false;
-  int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9')
-      return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  out = s[0] == '-' ? -v : v;
-  return true;
 }
 
 /// "" when the command line is usable, else the problem.
@@ -205,561 +186,6 @@ std::string jnum(double v) {
   return fmt("%.9g", v);
 }
 
-//===----------------------------------------------------------------------===//
-// Manifest
-//===----------------------------------------------------------------------===//
-
-/// Tensor operands in the op's order (SPEC section 1). The short spellings
-/// `k` and `v` of the caches are accepted too.
-// clang-format off
-constexpr const char *kTensors[] = {
-    "q", "k_cache", "v_cache", "qo_indptr", "kv_indptr", "kv_page_indices",
-    "kv_last_page_len", "block_table", "kv_seqlen", "q_descale", "k_descale",
-    "v_descale", "out", "lse"};
-// clang-format on
-
-std::string canonicalTensor(std::string_view name) {
-  if (name == "k")
-    return "k_cache";
-  if (name == "v")
-    return "v_cache";
-  for (const char *t : kTensors)
-    if (name == t)
-      return t;
-  return "";
-}
-
-/// What a scalar argument holds about its tensor (memref semantics, in
-/// elements): a size, a stride, or the offset of element 0 from the pointer.
-enum class Field { Pointer, Dim, Stride, Offset };
-
-struct Arg {
-  std::string name, kind; ///< kind: "pointer", "i64" or "i32"
-  uint64_t offset = 0, size = 0, align = 1;
-  std::string tensor; ///< canonical tensor name
-  Field field = Field::Pointer;
-  int64_t index = -1; ///< N of TENSOR_dimN / TENSOR_strideN
-};
-
-/// The tile config of the kernel ("config"): what the emulation needs.
-struct Config {
-  int64_t blockM = 0, blockN = 0, kStep = 0, warps = 0, waveSize = 0;
-  int64_t shift = 0;
-  std::string pType;
-  ref::DType pDType = ref::DType::F32;
-  /// "pv_vd_route": how the kernel applies per-key V descales when pages are
-  /// smaller than the tile: "page_groups" (after the cast, as the tiled form)
-  /// or "scaled_p" (folded into P before the cast).
-  std::string pvVdRoute = "page_groups";
-};
-
-struct Manifest {
-  std::string chip, target, binary, binaryFormat, kernel;
-  ref::Request req;
-  Config config;
-  std::vector<Arg> args;
-  uint64_t kernargSize = 0, kernargAlign = 8, ldsBytes = 0;
-  std::array<uint32_t, 3> workgroup{}, grid{};
-  std::array<std::string, 3> gridFormula; ///< "" when absent
-};
-
-/// Reads typed fields of one JSON object; the first problem is kept in `err`
-/// and names the field by its path ("request.head_dim").
-class Fields {
-public:
-  Fields(const json::Object &o, std::string path, std::string &err)
-      : o(o), path(std::move(path)), err(err) {}
-
-  std::string where(std::string_view key) const {
-    return "\"" + (path.empty() ? std::string(key) : path + "." + std::string(key)) +
-           "\"";
-  }
-  bool problem(const std::string &msg) {
-    if (err.empty())
-      err = msg;
-    return false;
-  }
-  bool missing(std::string_view key, std::string_view what) {
-    return problem("missing " + where(key) + " (" + std::string(what) + ")");
-  }
-
-  bool str(std::string_view key, std::string &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "a string");
-    std::optional<std::string_view> s = v->getAsString();
-    if (!s)
-      return problem(where(key) + " must be a string");
-    out = std::string(*s);
-    return true;
-  }
-  bool i64(std::string_view key, int64_t &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "an integer");
-    std::optional<int64_t> i = v->getAsInteger();
-    if (!i)
-      return problem(where(key) + " must be an integer");
-    out = *i;
-    return true;
-  }
-  bool u64(std::string_view key, uint64_t &out, bool required = true) {
-    int64_t i = static_cast<int64_t>(out);
-    if (!i64(key, i, required))
-      return false;
-    if (i < 0)
-      return problem(where(key) + " must be >= 0, got " + std::to_string(i));
-    out = static_cast<uint64_t>(i);
-    return true;
-  }
-  /// An integer >= 1.
-  bool positive(std::string_view key, int64_t &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!i64(key, out, required))
-      return false;
-    if (v && out < 1)
-      return problem(where(key) + " must be >= 1, got " + std::to_string(out));
-    return true;
-  }
-  bool num(std::string_view key, double &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "a number");
-    std::optional<double> d = v->getAsNumber();
-    if (!d)
-      return problem(where(key) + " must be a number");
-    out = *d;
-    return true;
-  }
-  bool boolean(std::string_view key, bool &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "true or false");
-    std::optional<bool> b = v->getAsBoolean();
-    if (!b)
-      return problem(where(key) + " must be true or false");
-    out = *b;
-    return true;
-  }
-  /// An array of integers; a single integer is accepted as a one-element list.
-  bool i64List(std::string_view key, std::vector<int64_t> &out) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return missing(key, "an array of integers");
-    out.clear();
-    if (std::optional<int64_t> i = v->getAsInteger()) {
-      out.push_back(*i);
-      return true;
-    }
-    const json::Array *a = v->getAsArray();
-    if (!a)
-      return problem(where(key) + " must be an array of integers");
-    for (const json::Value &e : *a) {
-      std::optional<int64_t> i = e.getAsInteger();
-      if (!i)
-        return problem(where(key) + " must be an array of integers");
-      out.push_back(*i);
-    }
-    return true;
-  }
-  /// Three non-negative 32-bit integers.
-  bool dim3(std::string_view key, std::array<uint32_t, 3> &out) {
-    std::vector<int64_t> v;
-    if (!i64List(key, v))
-      return false;
-    if (v.size() != 3)
-      return problem(where(key) + " must have 3 entries, got " +
-                     std::to_string(v.size()));
-    for (size_t i = 0; i < 3; ++i) {
-      if (v[i] < 0 || v[i] > int64_t(UINT32_MAX))
-        return problem(where(key) + "[" + std::to_string(i) +
-                       "] is out of range: " + std::to_string(v[i]));
-      out[i] = static_cast<uint32_t>(v[i]);
-    }
-    return true;
-  }
-
-private:
-  const json::Object &o;
-  std::string path;
-  std::string &err;
-};
-
-/// The "request" object: fmha-run's flag values. Fields that change the
-/// kernel's code are required, so a manifest never silently runs the project's
-/// default request against another kernel.
-std::string readRequest(const json::Object &o, ref::Request &r) {
-  std::string err;
-  Fields f(o, "request", err);
-  std::vector<int64_t> qo, kv;
-  int64_t batch = -1;
-  std::string table, layout, quant, mask, qT, kvT, oT;
-  f.i64List("qo_lens", qo) && f.i64List("kv_lens", kv) &&
-      f.i64("batch", batch, false) && f.i64("num_qo_heads", r.num_qo_heads) &&
-      f.i64("num_kv_heads", r.num_kv_heads) && f.i64("head_dim", r.head_dim) &&
-      f.i64("head_dim_v", r.head_dim_v, false) &&
-      f.i64("page_size", r.page_size) && f.i64("n_pages", r.n_pages, false) &&
-      f.str("page_table", table) && f.str("kv_layout", layout) &&
-      f.str("quant", quant) && f.str("mask", mask) && f.str("q_dtype", qT) &&
-      f.str("kv_dtype", kvT) && f.str("out_dtype", oT) &&
-      f.boolean("lse", r.return_lse) && f.num("sm_scale", r.sm_scale, false) &&
-      f.num("soft_cap", r.soft_cap, false);
-  int64_t seed = 0;
-  f.i64("seed", seed, false);
-  if (!err.empty())
-    return err;
-  r.seed = static_cast<uint64_t>(seed);
-  // fmha-run's rule: scalar lengths repeat over the batch.
-  if (batch >= 0) {
-    if (batch > (int64_t(1) << 24))
-      return "\"request.batch\" is too large: " + std::to_string(batch);
-    if (qo.size() == 1)
-      qo.assign(batch, qo[0]);
-    if (kv.size() == 1)
-      kv.assign(batch, kv[0]);
-  } else if (qo.size() == 1 && kv.size() > 1) {
-    qo.assign(kv.size(), qo[0]);
-  } else if (kv.size() == 1 && qo.size() > 1) {
-    kv.assign(qo.size(), kv[0]);
-  }
-  if (qo.size() != kv.size())
-    return "\"request.qo_lens\" and \"request.kv_lens\" have different "
-           "lengths: " +
-           std::to_string(qo.size()) + " and " + std::to_string(kv.size());
-  if (batch >= 0 && static_cast<int64_t>(qo.size()) != batch)
-    return "\"request.batch\" is " + std::to_string(batch) +
-           " but \"request.qo_lens\" has " + std::to_string(qo.size()) +
-           " entries";
-  r.qo_lens = qo;
-  r.kv_lens = kv;
-  auto tf = ref::parseTableForm(table);
-  auto kl = ref::parseLayout(layout);
-  auto qm = ref::parseQuantMode(quant);
-  auto mk = ref::parseMask(mask);
-  auto q = ref::parseDType(qT), k = ref::parseDType(kvT),
-       out = ref::parseDType(oT);
-  if (!tf)
-    return "\"request.page_table\" must be csr or block_table, got " +
-           quote(table);
-  if (!kl)
-    return "\"request.kv_layout\" must be nhd or hnd, got " + quote(layout);
-  if (!qm)
-    return "\"request.quant\" must be none, per_tensor or kv_blockscale, "
-           "got " +
-           quote(quant);
-  if (!mk)
-    return "\"request.mask\" must be none, causal or window(L,R), got " +
-           quote(mask);
-  if (!q)
-    return "\"request.q_dtype\" is not an element type: " + quote(qT);
-  if (!k)
-    return "\"request.kv_dtype\" is not an element type: " + quote(kvT);
-  if (!out)
-    return "\"request.out_dtype\" is not an element type: " + quote(oT);
-  r.table = *tf;
-  r.layout = *kl;
-  r.quant = *qm;
-  r.mask = *mk;
-  r.q_dtype = *q;
-  r.kv_dtype = *k;
-  r.out_dtype = *out;
-  return "";
-}
-
-/// The "config" object: the kernel's tiles, P type and exp2 shift, which the
-/// emulating reference must use to round like the kernel.
-std::string readConfig(const json::Object &o, Config &c) {
-  std::string err;
-  Fields f(o, "config", err);
-  f.positive("block_m", c.blockM) && f.positive("block_n", c.blockN) &&
-      f.str("p_type", c.pType) && f.i64("shift", c.shift) &&
-      f.positive("k_step", c.kStep, false) &&
-      f.positive("warps", c.warps, false) &&
-      f.positive("wave_size", c.waveSize, false) &&
-      f.str("pv_vd_route", c.pvVdRoute, false);
-  if (!err.empty())
-    return err;
-  if (c.pvVdRoute != "page_groups" && c.pvVdRoute != "scaled_p")
-    return "\"config.pv_vd_route\" must be page_groups or scaled_p, got " +
-           quote(c.pvVdRoute);
-  std::optional<ref::DType> p = ref::parseDType(c.pType);
-  if (!p)
-    return "\"config.p_type\" is not an element type: " + quote(c.pType);
-  c.pDType = *p;
-  if (c.shift < 0 || c.shift > 30)
-    return "\"config.shift\" must be in [0, 30], got " +
-           std::to_string(c.shift);
-  return "";
-}
-
-/// One kernel argument of "args[i]".
-std::string readArg(const json::Value &v, size_t i, Arg &a) {
-  std::string at = "args[" + std::to_string(i) + "]";
-  const json::Object *o = v.getAsObject();
-  if (!o)
-    return "\"" + at + "\" must be an object";
-  std::string err;
-  Fields f(*o, at, err);
-  f.str("name", a.name) && f.str("kind", a.kind) && f.u64("offset", a.offset) &&
-      f.u64("size", a.size) && f.u64("align", a.align, false);
-  if (!err.empty())
-    return err;
-  std::string what = "\"" + at + "\" ('" + a.name + "')";
-  if (a.align == 0 || (a.align & (a.align - 1)))
-    return what + ": align must be a power of two, got " +
-           std::to_string(a.align);
-  if (a.offset % a.align)
-    return what + ": offset " + std::to_string(a.offset) +
-           " is not a multiple of its align " + std::to_string(a.align);
-  if (a.kind == "pointer") {
-    a.tensor = canonicalTensor(a.name);
-    if (a.tensor.empty())
-      return what + ": not a tensor operand of fmha.batch_prefill";
-    if (a.size != 8)
-      return what + ": a pointer has size 8, got " + std::to_string(a.size);
-    return "";
-  }
-  if (a.kind != "i64" && a.kind != "i32")
-    return what + ": kind must be pointer, i64 or i32, got '" + a.kind + "'";
-  if (a.size != (a.kind == "i64" ? 8u : 4u))
-    return what + ": an " + a.kind + " has size " +
-           (a.kind == "i64" ? "8" : "4") + ", got " + std::to_string(a.size);
-  // TENSOR_dimN, TENSOR_strideN or TENSOR_offset of a tensor operand.
-  std::string_view name = a.name;
-  for (auto [suffix, field] :
-       {std::pair{std::string_view("_dim"), Field::Dim},
-        std::pair{std::string_view("_stride"), Field::Stride}}) {
-    size_t cut = name.rfind(suffix);
-    if (cut == std::string_view::npos)
-      continue;
-    std::string_view tensor = name.substr(0, cut),
-                     n = name.substr(cut + suffix.size());
-    int64_t idx;
-    if (n.empty() || n[0] == '-' || canonicalTensor(tensor).empty() ||
-        !parseInt(n, idx))
-      continue;
-    a.index = idx;
-    a.tensor = canonicalTensor(tensor);
-    a.field = field;
-    return "";
-  }
-  constexpr std::string_view kOffset = "_offset";
-  if (name.size() > kOffset.size() &&
-      name.substr(name.size() - kOffset.size()) == kOffset &&
-      !canonicalTensor(name.substr(0, name.size() - kOffset.size())).empty()) {
-    a.tensor = canonicalTensor(name.substr(0, name.size() - kOffset.size()));
-    a.field = Field::Offset;
-    return "";
-  }
-  return what + ": a scalar argument must be named TENSOR_dimN, "
-                "TENSOR_strideN or TENSOR_offset";
-}
-
-std::string readManifest(const json::Value &root, Manifest &m) {
-  const json::Object *o = root.getAsObject();
-  if (!o)
-    return "the manifest must be a JSON object";
-  std::string err, format;
-  Fields f(*o, "", err);
-  f.str("format", format) && f.str("kernel", m.kernel) &&
-      f.str("chip", m.chip, false) && f.str("target", m.target, false) &&
-      f.str("binary", m.binary, false) &&
-      f.str("binary_format", m.binaryFormat, false) &&
-      f.u64("kernarg_size", m.kernargSize) &&
-      f.u64("kernarg_align", m.kernargAlign, false) &&
-      f.dim3("workgroup", m.workgroup) && f.dim3("grid_for_request", m.grid) &&
-      f.u64("lds_bytes", m.ldsBytes, false);
-  if (!err.empty())
-    return err;
-  if (format != kFormat)
-    return "\"format\" must be \"" + std::string(kFormat) + "\", got \"" +
-           format + "\"";
-  if (m.kernel.empty())
-    return "\"kernel\" must not be empty";
-  if (!m.binaryFormat.empty() && m.binaryFormat != "ptx" &&
-      m.binaryFormat != "cubin")
-    return "\"binary_format\" must be ptx or cubin, got '" + m.binaryFormat +
-           "'";
-  if (!m.chip.empty() && m.chip.compare(0, 3, "sm_") != 0)
-    return "\"chip\" is '" + m.chip +
-           "', not an NVIDIA chip (sm_NN): this manifest is not for "
-           "fmha-cuda-run";
-
-  const json::Object *req = o->getObject("request");
-  if (!req)
-    return o->get("request") ? "\"request\" must be an object"
-                             : "missing \"request\" (the request the kernel "
-                               "was compiled for)";
-  if (std::string e = readRequest(*req, m.req); !e.empty())
-    return e;
-
-  const json::Object *cfg = o->getObject("config");
-  if (!cfg)
-    return o->get("config") ? "\"config\" must be an object"
-                            : "missing \"config\" (the kernel's tile config, "
-                              "which the emulation check needs)";
-  if (std::string e = readConfig(*cfg, m.config); !e.empty())
-    return e;
-
-  const json::Array *args = o->getArray("args");
-  if (!args)
-    return o->get("args") ? "\"args\" must be an array"
-                          : "missing \"args\" (the kernel arguments in order)";
-  if (args->empty())
-    return "\"args\" is empty";
-  if (m.kernargSize > 32768)
-    return "\"kernarg_size\" is " + std::to_string(m.kernargSize) +
-           ", larger than any CUDA parameter space (32764 bytes)";
-  uint64_t end = 0;
-  for (size_t i = 0; i < args->size(); ++i) {
-    Arg a;
-    if (std::string e = readArg((*args)[i], i, a); !e.empty())
-      return e;
-    if (a.offset < end)
-      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
-             "') at offset " + std::to_string(a.offset) +
-             " overlaps the argument before it";
-    end = a.offset + a.size;
-    if (end > m.kernargSize)
-      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
-             "') ends at byte " + std::to_string(end) +
-             ", past \"kernarg_size\" " + std::to_string(m.kernargSize);
-    m.args.push_back(std::move(a));
-  }
-
-  uint64_t threads = uint64_t(m.workgroup[0]) * m.workgroup[1] * m.workgroup[2];
-  if (threads == 0 || threads > 1024)
-    return "\"workgroup\" must have 1 to 1024 threads, got " +
-           std::to_string(threads);
-
-  // The grid formula is optional; each entry is a string or a number.
-  if (const json::Value *gv = o->get("grid")) {
-    const json::Object *g = gv->getAsObject();
-    if (!g)
-      return "\"grid\" must be an object";
-    const char *axes[] = {"x", "y", "z"};
-    for (int i = 0; i < 3; ++i) {
-      const json::Value *v = g->get(axes[i]);
-      if (!v)
-        continue;
-      if (std::optional<std::string_view> s = v->getAsString())
-        m.gridFormula[i] = std::string(*s);
-      else if (std::optional<int64_t> n = v->getAsInteger())
-        m.gridFormula[i] = std::to_string(*n);
-      else
-        return "\"grid." + std::string(axes[i]) +
-               "\" must be a string or an integer";
-    }
-  }
-  return "";
-}
-
-/// Evaluates a grid formula such as "ceil(max_qo_len / 128)" over the
-/// request's quantities: + - * / and ceil()/floor() on numbers and names.
-/// std::nullopt when the formula uses anything else (then it is not checked).
-class Formula {
-public:
-  Formula(std::string_view text, const ref::Request &r) : s(text) {
-    int64_t maxQ = 0, maxK = 0;
-    for (int64_t q : r.qo_lens)
-      maxQ = std::max(maxQ, q);
-    for (int64_t k : r.kv_lens)
-      maxK = std::max(maxK, k);
-    vars = {{"batch", double(r.batch())},
-            {"num_qo_heads", double(r.num_qo_heads)},
-            {"num_kv_heads", double(r.num_kv_heads)},
-            {"max_qo_len", double(maxQ)},
-            {"max_kv_len", double(maxK)},
-            {"total_q", double(r.totalQ())}};
-  }
-  std::optional<double> eval() {
-    std::optional<double> v = sum();
-    skip();
-    if (!v || !s.empty())
-      return std::nullopt;
-    return v;
-  }
-
-private:
-  std::string_view s;
-  std::vector<std::pair<std::string_view, double>> vars;
-  int depth = 0;
-
-  void skip() {
-    while (!s.empty() && (s[0] == ' ' || s[0] == '\t'))
-      s.remove_prefix(1);
-  }
-  bool eat(char c) {
-    skip();
-    if (s.empty() || s[0] != c)
-      return false;
-    s.remove_prefix(1);
-    return true;
-  }
-  std::optional<double> sum() {
-    if (++depth > 64)
-      return std::nullopt;
-    std::optional<double> v = product();
-    while (v) {
-      if (eat('+')) {
-        std::optional<double> r = product();
-        v = r ? std::optional<double>(*v + *r) : std::nullopt;
-      } else if (eat('-')) {
-        std::optional<double> r = product();
-        v = r ? std::optional<double>(*v - *r) : std::nullopt;
-      } else {
-        break;
-      }
-    }
-    --depth;
-    return v;
-  }
-  std::optional<double> product() {
-    std::optional<double> v = atom();
-    while (v) {
-      if (eat('*')) {
-        std::optional<double> r = atom();
-        v = r ? std::optional<double>(*v * *r) : std::nullopt;
-      } else if (eat('/')) {
-        std::optional<double> r = atom();
-        v = r && *r != 0 ? std::optional<double>(*v / *r) : std::nullopt;
-      } else {
-        break;
-      }
-    }
-    return v;
-  }
-  std::optional<double> atom() {
-    skip();
-    if (eat('(')) {
-      std::optional<double> v = sum();
-      return v && eat(')') ? v : std::nullopt;
-    }
-    size_t n = 0;
-    while (n < s.size() && (std::isalnum(static_cast<unsigned char>(s[n])) ||
-                            s[n] == '_'))
-      ++n;
-    std::string_view word = s.substr(0, n);
-    s.remove_prefix(n);
-    if (word.empty())
-      return std::nullopt;
-    int64_t lit;
-    if (word[0] != '-' && parseInt(word, lit))
-      return double(lit);
-    if (word == "ceil" || word == "floor") {
-      if (!eat('('))
-        return std::nullopt;
-      std::optional<double> v = sum();
-      if (!v || !eat(')'))
-        return std::nullopt;
-      return word == "ceil" ? std::ceil(*v) : std::floor(*v);
-    }
-    for (auto &[name, value] : vars)
-      if (word == name)
-        return value;
-    return std::nullopt;
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // The kernel image: PTX text (or a cubin)
@@ -887,21 +313,6 @@ struct Tensor {
   }
 };
 
-/// Tensor operands of the request's op (RequestModule's kernelArgs rule,
-/// repeated here because this tool must not link MLIR).
-std::vector<std::string> expectedTensors(const ref::Request &r) {
-  std::vector<std::string> t = {"q", "k_cache", "v_cache", "qo_indptr"};
-  if (r.table == ref::TableForm::CSR)
-    t.insert(t.end(), {"kv_indptr", "kv_page_indices", "kv_last_page_len"});
-  else
-    t.insert(t.end(), {"block_table", "kv_seqlen"});
-  if (r.quant != ref::QuantMode::None)
-    t.insert(t.end(), {"q_descale", "k_descale", "v_descale"});
-  t.push_back("out");
-  if (r.return_lse)
-    t.push_back("lse");
-  return t;
-}
 
 /// The rank of a tensor operand (SPEC section 1).
 int64_t tensorRank(std::string_view t, const ref::Request &r) {
@@ -1081,36 +492,26 @@ int run() {
   if (!json::parse(text, root, perr))
     return fail(2, "malformed manifest " + opt.manifest + ": " + perr);
   Manifest m;
-  if (std::string err = readManifest(root, m); !err.empty())
+  Rules rules;
+  rules.tool = "fmha-cuda-run";
+  rules.chipPrefix = "sm_";
+  rules.chipKind = "an NVIDIA chip (sm_NN)";
+  rules.requireConfig = true;
+  rules.maxKernargSize = 32768;
+  rules.maxKernargWhat = "any CUDA parameter space (32764 bytes)";
+  std::string err = readManifest(root, m, rules);
+  if (err.empty() && !m.binaryFormat.empty() && m.binaryFormat != "ptx" &&
+      m.binaryFormat != "cubin")
+    err = "\"binary_format\" must be ptx or cubin, got '" + m.binaryFormat + "'";
+  if (!err.empty())
     return fail(2, "invalid manifest " + opt.manifest + ": " + err);
   const ref::Request &req = m.req;
   if (std::string err = req.validate(); !err.empty())
     return fail(2, "invalid manifest " + opt.manifest +
                        ": invalid request: " + err);
 
-  // Pointer operands are the request's, each once, and include the outputs.
-  // An input may be absent: the kernel takes only the operands it reads.
-  std::vector<std::string> want = expectedTensors(req);
-  std::vector<std::string> seen;
-  for (const Arg &a : m.args) {
-    if (a.kind != "pointer")
-      continue;
-    if (std::find(seen.begin(), seen.end(), a.tensor) != seen.end())
-      return fail(2, "invalid manifest " + opt.manifest +
-                         ": pointer argument '" + a.tensor + "' appears twice");
-    if (std::find(want.begin(), want.end(), a.tensor) == want.end())
-      return fail(2, "invalid manifest " + opt.manifest +
-                         ": pointer argument '" + a.tensor +
-                         "' is not an operand of the request (" + req.str() +
-                         (req.return_lse ? "" : " lse=false") + ")");
-    seen.push_back(a.tensor);
-  }
-  for (const char *t : {"out", "lse"})
-    if (std::find(want.begin(), want.end(), t) != want.end() &&
-        std::find(seen.begin(), seen.end(), t) == seen.end())
-      return fail(2, "invalid manifest " + opt.manifest +
-                         ": no pointer argument for '" + t +
-                         "', an output of the request");
+  if (std::string err = checkPointerArgs(m); !err.empty())
+    return fail(2, "invalid manifest " + opt.manifest + ": " + err);
 
   // The grid: grid_for_request, checked against the formula where it parses.
   for (int i = 0; i < 3; ++i) {

@@ -12,6 +12,7 @@
 // request, 3 no HIP runtime or device, or a HIP call failed.
 //
 //===----------------------------------------------------------------------===//
+#include "../common/KernelManifest.h"
 #include "fmha/Reference/Compare.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
@@ -37,7 +38,8 @@
 #include <dlfcn.h>
 
 namespace cl = llvm::cl;
-namespace json = llvm::json;
+namespace mjson = ::fmha::minijson;
+using namespace fmha_tools::manifest;
 namespace ref = ::fmha::ref;
 using llvm::StringRef;
 
@@ -58,474 +60,10 @@ static cl::opt<std::string> optHipLibrary(
 
 namespace {
 
-constexpr const char *kFormat = "fmha-kernel-manifest/1";
-
 int fail(int code, const llvm::Twine &msg) {
   llvm::errs() << "fmha-hip-run: " << msg << "\n";
   return code;
 }
-
-std::string quote(StringRef s) { return "'" + s.str() + "'"; }
-
-//===----------------------------------------------------------------------===//
-// Manifest
-//===----------------------------------------------------------------------===//
-
-/// Tensor operands in the op's order (SPEC section 1). The short spellings
-/// `k` and `v` of the caches are accepted too.
-// clang-format off
-constexpr const char *kTensors[] = {
-    "q", "k_cache", "v_cache", "qo_indptr", "kv_indptr", "kv_page_indices",
-    "kv_last_page_len", "block_table", "kv_seqlen", "q_descale", "k_descale",
-    "v_descale", "out", "lse"};
-// clang-format on
-
-std::string canonicalTensor(StringRef name) {
-  if (name == "k")
-    return "k_cache";
-  if (name == "v")
-    return "v_cache";
-  for (const char *t : kTensors)
-    if (name == t)
-      return t;
-  return "";
-}
-
-/// What a scalar argument holds about its tensor (memref semantics, in
-/// elements): a size, a stride, or the offset of element 0 from the pointer.
-enum class Field { Pointer, Dim, Stride, Offset };
-
-struct Arg {
-  std::string name, kind; ///< kind: "pointer", "i64" or "i32"
-  uint64_t offset = 0, size = 0, align = 1;
-  std::string tensor; ///< canonical tensor name
-  Field field = Field::Pointer;
-  int64_t index = -1; ///< N of TENSOR_dimN / TENSOR_strideN
-};
-
-struct Manifest {
-  std::string chip, target, binary, kernel;
-  ref::Request req;
-  std::vector<Arg> args;
-  uint64_t kernargSize = 0, kernargAlign = 8;
-  std::array<uint32_t, 3> workgroup{}, grid{};
-  std::array<std::string, 3> gridFormula; ///< "" when absent
-};
-
-/// Reads typed fields of one JSON object; the first problem is kept in `err`
-/// and names the field by its path ("request.head_dim").
-class Fields {
-public:
-  Fields(const json::Object &o, std::string path, std::string &err)
-      : o(o), path(std::move(path)), err(err) {}
-
-  std::string where(StringRef key) const {
-    return "\"" + (path.empty() ? key.str() : path + "." + key.str()) + "\"";
-  }
-  bool problem(const std::string &msg) {
-    if (err.empty())
-      err = msg;
-    return false;
-  }
-  bool missing(StringRef key, StringRef what) {
-    return problem("missing " + where(key) + " (" + what.str() + ")");
-  }
-
-  bool str(StringRef key, std::string &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "a string");
-    std::optional<StringRef> s = v->getAsString();
-    if (!s)
-      return problem(where(key) + " must be a string");
-    out = s->str();
-    return true;
-  }
-  bool i64(StringRef key, int64_t &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "an integer");
-    std::optional<int64_t> i = v->getAsInteger();
-    if (!i)
-      return problem(where(key) + " must be an integer");
-    out = *i;
-    return true;
-  }
-  bool u64(StringRef key, uint64_t &out, bool required = true) {
-    int64_t i = static_cast<int64_t>(out);
-    if (!i64(key, i, required))
-      return false;
-    if (i < 0)
-      return problem(where(key) + " must be >= 0, got " + std::to_string(i));
-    out = static_cast<uint64_t>(i);
-    return true;
-  }
-  bool num(StringRef key, double &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "a number");
-    std::optional<double> d = v->getAsNumber();
-    if (!d)
-      return problem(where(key) + " must be a number");
-    out = *d;
-    return true;
-  }
-  bool boolean(StringRef key, bool &out, bool required = true) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return !required || missing(key, "true or false");
-    std::optional<bool> b = v->getAsBoolean();
-    if (!b)
-      return problem(where(key) + " must be true or false");
-    out = *b;
-    return true;
-  }
-  /// An array of integers; a single integer is accepted as a one-element list.
-  bool i64List(StringRef key, std::vector<int64_t> &out) {
-    const json::Value *v = o.get(key);
-    if (!v)
-      return missing(key, "an array of integers");
-    out.clear();
-    if (std::optional<int64_t> i = v->getAsInteger()) {
-      out.push_back(*i);
-      return true;
-    }
-    const json::Array *a = v->getAsArray();
-    if (!a)
-      return problem(where(key) + " must be an array of integers");
-    for (const json::Value &e : *a) {
-      std::optional<int64_t> i = e.getAsInteger();
-      if (!i)
-        return problem(where(key) + " must be an array of integers");
-      out.push_back(*i);
-    }
-    return true;
-  }
-  /// Three non-negative 32-bit integers.
-  bool dim3(StringRef key, std::array<uint32_t, 3> &out) {
-    std::vector<int64_t> v;
-    if (!i64List(key, v))
-      return false;
-    if (v.size() != 3)
-      return problem(where(key) + " must have 3 entries, got " +
-                     std::to_string(v.size()));
-    for (size_t i = 0; i < 3; ++i) {
-      if (v[i] < 0 || v[i] > UINT32_MAX)
-        return problem(where(key) + "[" + std::to_string(i) +
-                       "] is out of range: " + std::to_string(v[i]));
-      out[i] = static_cast<uint32_t>(v[i]);
-    }
-    return true;
-  }
-
-private:
-  const json::Object &o;
-  std::string path;
-  std::string &err;
-};
-
-/// The "request" object: fmha-run's flag values. Fields that change the
-/// kernel's code are required, so a manifest never silently runs the project's
-/// default request against another kernel.
-std::string readRequest(const json::Object &o, ref::Request &r) {
-  std::string err;
-  Fields f(o, "request", err);
-  std::vector<int64_t> qo, kv;
-  int64_t batch = -1;
-  std::string table, layout, quant, mask, qT, kvT, oT;
-  f.i64List("qo_lens", qo) && f.i64List("kv_lens", kv) &&
-      f.i64("batch", batch, false) && f.i64("num_qo_heads", r.num_qo_heads) &&
-      f.i64("num_kv_heads", r.num_kv_heads) && f.i64("head_dim", r.head_dim) &&
-      f.i64("head_dim_v", r.head_dim_v, false) &&
-      f.i64("page_size", r.page_size) && f.i64("n_pages", r.n_pages, false) &&
-      f.str("page_table", table) && f.str("kv_layout", layout) &&
-      f.str("quant", quant) && f.str("mask", mask) && f.str("q_dtype", qT) &&
-      f.str("kv_dtype", kvT) && f.str("out_dtype", oT) &&
-      f.boolean("lse", r.return_lse) && f.num("sm_scale", r.sm_scale, false) &&
-      f.num("soft_cap", r.soft_cap, false);
-  int64_t seed = 0;
-  f.i64("seed", seed, false);
-  if (!err.empty())
-    return err;
-  r.seed = static_cast<uint64_t>(seed);
-  // fmha-run's rule: scalar lengths repeat over the batch.
-  if (batch >= 0) {
-    if (qo.size() == 1)
-      qo.assign(batch, qo[0]);
-    if (kv.size() == 1)
-      kv.assign(batch, kv[0]);
-  } else if (qo.size() == 1 && kv.size() > 1) {
-    qo.assign(kv.size(), qo[0]);
-  } else if (kv.size() == 1 && qo.size() > 1) {
-    kv.assign(qo.size(), kv[0]);
-  }
-  if (qo.size() != kv.size())
-    return "\"request.qo_lens\" and \"request.kv_lens\" have different "
-           "lengths: " +
-           std::to_string(qo.size()) + " and " + std::to_string(kv.size());
-  if (batch >= 0 && static_cast<int64_t>(qo.size()) != batch)
-    return "\"request.batch\" is " + std::to_string(batch) +
-           " but \"request.qo_lens\" has " + std::to_string(qo.size()) +
-           " entries";
-  r.qo_lens = qo;
-  r.kv_lens = kv;
-  auto tf = ref::parseTableForm(table);
-  auto kl = ref::parseLayout(layout);
-  auto qm = ref::parseQuantMode(quant);
-  auto mk = ref::parseMask(mask);
-  auto q = ref::parseDType(qT), k = ref::parseDType(kvT),
-       out = ref::parseDType(oT);
-  if (!tf)
-    return "\"request.page_table\" must be csr or block_table, got " +
-           quote(table);
-  if (!kl)
-    return "\"request.kv_layout\" must be nhd or hnd, got " + quote(layout);
-  if (!qm)
-    return "\"request.quant\" must be none, per_tensor or kv_blockscale, "
-           "got " +
-           quote(quant);
-  if (!mk)
-    return "\"request.mask\" must be none, causal or window(L,R), got " +
-           quote(mask);
-  if (!q || !k || !out)
-    return "unknown element type in \"request.q_dtype\", \"kv_dtype\" or "
-           "\"out_dtype\": " +
-           quote(qT) + ", " + quote(kvT) + ", " + quote(oT);
-  r.table = *tf;
-  r.layout = *kl;
-  r.quant = *qm;
-  r.mask = *mk;
-  r.q_dtype = *q;
-  r.kv_dtype = *k;
-  r.out_dtype = *out;
-  return "";
-}
-
-/// One kernel argument of "args[i]".
-std::string readArg(const json::Value &v, size_t i, Arg &a) {
-  std::string at = "args[" + std::to_string(i) + "]";
-  const json::Object *o = v.getAsObject();
-  if (!o)
-    return "\"" + at + "\" must be an object";
-  std::string err;
-  Fields f(*o, at, err);
-  f.str("name", a.name) && f.str("kind", a.kind) && f.u64("offset", a.offset) &&
-      f.u64("size", a.size) && f.u64("align", a.align, false);
-  if (!err.empty())
-    return err;
-  std::string what = "\"" + at + "\" ('" + a.name + "')";
-  if (a.align == 0 || (a.align & (a.align - 1)))
-    return what + ": align must be a power of two, got " +
-           std::to_string(a.align);
-  if (a.offset % a.align)
-    return what + ": offset " + std::to_string(a.offset) +
-           " is not a multiple of its align " + std::to_string(a.align);
-  if (a.kind == "pointer") {
-    a.tensor = canonicalTensor(a.name);
-    if (a.tensor.empty())
-      return what + ": not a tensor operand of fmha.batch_prefill";
-    if (a.size != 8)
-      return what + ": a pointer has size 8, got " + std::to_string(a.size);
-    return "";
-  }
-  if (a.kind != "i64" && a.kind != "i32")
-    return what + ": kind must be pointer, i64 or i32, got '" + a.kind + "'";
-  if (a.size != (a.kind == "i64" ? 8u : 4u))
-    return what + ": an " + a.kind + " has size " +
-           (a.kind == "i64" ? "8" : "4") + ", got " + std::to_string(a.size);
-  // TENSOR_dimN, TENSOR_strideN or TENSOR_offset of a tensor operand.
-  StringRef name = a.name;
-  for (auto [suffix, field] :
-       {std::pair{"_dim", Field::Dim}, std::pair{"_stride", Field::Stride}}) {
-    auto [tensor, n] = name.rsplit(suffix);
-    if (n.empty() || canonicalTensor(tensor).empty() ||
-        n.getAsInteger(10, a.index) || a.index < 0)
-      continue;
-    a.tensor = canonicalTensor(tensor);
-    a.field = field;
-    return "";
-  }
-  if (name.consume_back("_offset") && !canonicalTensor(name).empty()) {
-    a.tensor = canonicalTensor(name);
-    a.field = Field::Offset;
-    return "";
-  }
-  return what + ": a scalar argument must be named TENSOR_dimN, "
-                "TENSOR_strideN or TENSOR_offset";
-}
-
-std::string readManifest(const json::Value &root, Manifest &m) {
-  const json::Object *o = root.getAsObject();
-  if (!o)
-    return "the manifest must be a JSON object";
-  std::string err, format;
-  Fields f(*o, "", err);
-  f.str("format", format) && f.str("kernel", m.kernel) &&
-      f.str("chip", m.chip, false) && f.str("target", m.target, false) &&
-      f.str("binary", m.binary, false) &&
-      f.u64("kernarg_size", m.kernargSize) &&
-      f.u64("kernarg_align", m.kernargAlign, false) &&
-      f.dim3("workgroup", m.workgroup) && f.dim3("grid_for_request", m.grid);
-  if (!err.empty())
-    return err;
-  if (format != kFormat)
-    return "\"format\" must be \"" + std::string(kFormat) + "\", got \"" +
-           format + "\"";
-  if (m.kernel.empty())
-    return "\"kernel\" must not be empty";
-
-  const json::Object *req = o->getObject("request");
-  if (!req)
-    return o->get("request") ? "\"request\" must be an object"
-                             : "missing \"request\" (the request the kernel "
-                               "was compiled for)";
-  if (std::string e = readRequest(*req, m.req); !e.empty())
-    return e;
-
-  const json::Array *args = o->getArray("args");
-  if (!args)
-    return o->get("args") ? "\"args\" must be an array"
-                          : "missing \"args\" (the kernel arguments in order)";
-  if (args->empty())
-    return "\"args\" is empty";
-  uint64_t end = 0;
-  for (size_t i = 0; i < args->size(); ++i) {
-    Arg a;
-    if (std::string e = readArg((*args)[i], i, a); !e.empty())
-      return e;
-    if (a.offset < end)
-      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
-             "') at offset " + std::to_string(a.offset) +
-             " overlaps the argument before it";
-    end = a.offset + a.size;
-    if (end > m.kernargSize)
-      return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
-             "') ends at byte " + std::to_string(end) +
-             ", past \"kernarg_size\" " + std::to_string(m.kernargSize);
-    m.args.push_back(std::move(a));
-  }
-
-  uint64_t threads = uint64_t(m.workgroup[0]) * m.workgroup[1] * m.workgroup[2];
-  if (threads == 0 || threads > 1024)
-    return "\"workgroup\" must have 1 to 1024 threads, got " +
-           std::to_string(threads);
-
-  // The grid formula is optional; each entry is a string or a number.
-  if (const json::Object *g = o->getObject("grid")) {
-    const char *axes[] = {"x", "y", "z"};
-    for (int i = 0; i < 3; ++i) {
-      const json::Value *v = g->get(axes[i]);
-      if (!v)
-        continue;
-      if (std::optional<StringRef> s = v->getAsString())
-        m.gridFormula[i] = s->str();
-      else if (std::optional<int64_t> n = v->getAsInteger())
-        m.gridFormula[i] = std::to_string(*n);
-      else
-        return "\"grid." + std::string(axes[i]) +
-               "\" must be a string or an integer";
-    }
-  }
-  return "";
-}
-
-/// Evaluates a grid formula such as "ceil(max_qo_len / 128)" over the
-/// request's quantities: + - * / and ceil()/floor() on numbers and names.
-/// std::nullopt when the formula uses anything else (then it is not checked).
-class Formula {
-public:
-  Formula(StringRef text, const ref::Request &r) : s(text) {
-    int64_t maxQ = 0, maxK = 0;
-    for (int64_t q : r.qo_lens)
-      maxQ = std::max(maxQ, q);
-    for (int64_t k : r.kv_lens)
-      maxK = std::max(maxK, k);
-    vars = {{"batch", double(r.batch())},
-            {"num_qo_heads", double(r.num_qo_heads)},
-            {"num_kv_heads", double(r.num_kv_heads)},
-            {"max_qo_len", double(maxQ)},
-            {"max_kv_len", double(maxK)},
-            {"total_q", double(r.totalQ())}};
-  }
-  std::optional<double> eval() {
-    std::optional<double> v = sum();
-    skip();
-    if (!v || !s.empty())
-      return std::nullopt;
-    return v;
-  }
-
-private:
-  StringRef s;
-  std::vector<std::pair<StringRef, double>> vars;
-
-  void skip() { s = s.ltrim(); }
-  bool eat(char c) {
-    skip();
-    if (!s.starts_with(StringRef(&c, 1)))
-      return false;
-    s = s.drop_front();
-    return true;
-  }
-  std::optional<double> sum() {
-    std::optional<double> v = product();
-    while (v) {
-      if (eat('+')) {
-        std::optional<double> r = product();
-        v = r ? std::optional<double>(*v + *r) : std::nullopt;
-      } else if (eat('-')) {
-        std::optional<double> r = product();
-        v = r ? std::optional<double>(*v - *r) : std::nullopt;
-      } else {
-        break;
-      }
-    }
-    return v;
-  }
-  std::optional<double> product() {
-    std::optional<double> v = atom();
-    while (v) {
-      if (eat('*')) {
-        std::optional<double> r = atom();
-        v = r ? std::optional<double>(*v * *r) : std::nullopt;
-      } else if (eat('/')) {
-        std::optional<double> r = atom();
-        v = r && *r != 0 ? std::optional<double>(*v / *r) : std::nullopt;
-      } else {
-        break;
-      }
-    }
-    return v;
-  }
-  std::optional<double> atom() {
-    skip();
-    if (eat('(')) {
-      std::optional<double> v = sum();
-      return v && eat(')') ? v : std::nullopt;
-    }
-    size_t n =
-        s.find_if_not([](char c) { return llvm::isAlnum(c) || c == '_'; });
-    StringRef word = s.take_front(n);
-    s = s.drop_front(word.size());
-    if (word.empty())
-      return std::nullopt;
-    uint64_t lit;
-    if (!word.getAsInteger(10, lit))
-      return double(lit);
-    if (word == "ceil" || word == "floor") {
-      if (!eat('('))
-        return std::nullopt;
-      std::optional<double> v = sum();
-      if (!v || !eat(')'))
-        return std::nullopt;
-      return word == "ceil" ? std::ceil(*v) : std::floor(*v);
-    }
-    for (auto &[name, value] : vars)
-      if (word == name)
-        return value;
-    return std::nullopt;
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // Code object
@@ -597,21 +135,6 @@ struct Tensor {
   }
 };
 
-/// Tensor operands of the request's op (RequestModule's kernelArgs rule,
-/// repeated here because this tool must not link MLIR).
-std::vector<std::string> expectedTensors(const ref::Request &r) {
-  std::vector<std::string> t = {"q", "k_cache", "v_cache", "qo_indptr"};
-  if (r.table == ref::TableForm::CSR)
-    t.insert(t.end(), {"kv_indptr", "kv_page_indices", "kv_last_page_len"});
-  else
-    t.insert(t.end(), {"block_table", "kv_seqlen"});
-  if (r.quant != ref::QuantMode::None)
-    t.insert(t.end(), {"q_descale", "k_descale", "v_descale"});
-  t.push_back("out");
-  if (r.return_lse)
-    t.push_back("lse");
-  return t;
-}
 
 //===----------------------------------------------------------------------===//
 // HIP, loaded at run time
@@ -716,41 +239,22 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(2, "cannot read manifest " + optManifest + ": " +
                        file.getError().message());
-  llvm::Expected<json::Value> root = json::parse((*file)->getBuffer());
-  if (!root)
-    return fail(2, "malformed manifest " + optManifest + ": " +
-                       llvm::toString(root.takeError()));
+  mjson::Value root;
+  std::string perr;
+  if (!mjson::parse(std::string((*file)->getBuffer()), root, perr))
+    return fail(2, "malformed manifest " + optManifest + ": " + perr);
   Manifest m;
-  if (std::string err = readManifest(*root, m); !err.empty())
+  Rules rules;
+  rules.tool = "fmha-hip-run";
+  if (std::string err = readManifest(root, m, rules); !err.empty())
     return fail(2, "invalid manifest " + optManifest + ": " + err);
   const ref::Request &req = m.req;
   if (std::string err = req.validate(); !err.empty())
     return fail(2, "invalid manifest " + optManifest +
                        ": invalid request: " + err);
 
-  // Pointer operands are the request's, each once, and include the outputs.
-  // An input may be absent: the kernel takes only the operands it reads.
-  std::vector<std::string> want = expectedTensors(req);
-  std::vector<std::string> seen;
-  for (const Arg &a : m.args) {
-    if (a.kind != "pointer")
-      continue;
-    if (std::find(seen.begin(), seen.end(), a.tensor) != seen.end())
-      return fail(2, "invalid manifest " + optManifest +
-                         ": pointer argument '" + a.tensor + "' appears twice");
-    if (std::find(want.begin(), want.end(), a.tensor) == want.end())
-      return fail(2, "invalid manifest " + optManifest +
-                         ": pointer argument '" + a.tensor +
-                         "' is not an operand of the request (" + req.str() +
-                         (req.return_lse ? "" : " lse=false") + ")");
-    seen.push_back(a.tensor);
-  }
-  for (const char *t : {"out", "lse"})
-    if (std::find(want.begin(), want.end(), t) != want.end() &&
-        std::find(seen.begin(), seen.end(), t) == seen.end())
-      return fail(2, "invalid manifest " + optManifest +
-                         ": no pointer argument for '" + t +
-                         "', an output of the request");
+  if (std::string err = checkPointerArgs(m); !err.empty())
+    return fail(2, "invalid manifest " + optManifest + ": " + err);
 
   // The grid: grid_for_request, checked against the formula where it parses.
   for (int i = 0; i < 3; ++i) {
