@@ -2,6 +2,22 @@
 // Idempotent: a second run finds no page_ids computed from the induction
 // variable and changes nothing (the iter_arg type lists below pin the count).
 // RUN: fmha-opt %s --split-input-file --fmha-select-config=chip=host --fmha-tile --fmha-prefetch-page-ids --fmha-prefetch-page-ids | FileCheck %s
+// per-token=false (the GPU pipelines): uniform ids are still carried,
+// per-token ids (pages smaller than the tile) stay in their iteration.
+// RUN: fmha-opt %s --split-input-file --fmha-select-config=chip=host --fmha-tile --fmha-prefetch-page-ids=per-token=false | FileCheck %s --check-prefix=UNIFORM
+// UNIFORM-LABEL: func.func @kv_blockscale_page1024_csr
+// UNIFORM: fmha.page_ids {{.*}} -> i32
+// UNIFORM: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16x128xf32>, i32, f32, f32)
+// UNIFORM-LABEL: func.func @kv_blockscale_page16_block_table
+// UNIFORM-NOT: fmha.page_ids
+// UNIFORM: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16x128xf32>) {
+// UNIFORM: fmha.page_ids {{.*}} -> vector<32xi32>
+// UNIFORM: } {fmha.kv_loop}
+// UNIFORM-LABEL: func.func @per_tensor_page48_csr
+// UNIFORM-NOT: fmha.page_ids
+// UNIFORM: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16x128xf32>) {
+// UNIFORM: fmha.page_ids {{.*}} -> vector<32xi32>
+//
 
 // Page 1024 holds whole BlockN = 32 tiles: one uniform i32 id and one scalar
 // kd/vd per tile. The prologue loads tile lo's before the loop; the top of the
