@@ -95,12 +95,6 @@ std::string requestJson(const ref::Request &r, llvm::json::OStream &j) {
   return "";
 }
 
-bool hasLld(StringRef toolkit) {
-  SmallString<128> lld(toolkit);
-  llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
-  return !toolkit.empty() && llvm::sys::fs::can_execute(lld);
-}
-
 /// A private toolkit folder (DIR/llvm/bin/ld.lld -> LLVM's ld.lld) for
 /// installs without the build tree's; removed when the compile is done.
 struct TempToolkit {
@@ -336,9 +330,9 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   TempToolkit temp;
   std::string toolkit = opt.toolkit;
   if (toolkit.empty())
-    toolkit = hasLld(FMHA_DEFAULT_ROCM_TOOLKIT) ? std::string(FMHA_DEFAULT_ROCM_TOOLKIT)
+    toolkit = toolkitHasLld(FMHA_DEFAULT_ROCM_TOOLKIT) ? std::string(FMHA_DEFAULT_ROCM_TOOLKIT)
                                                 : temp.make();
-  if (opt.emit == "bin" && !hasLld(toolkit)) {
+  if (opt.emit == "bin" && !toolkitHasLld(toolkit)) {
     SmallString<128> lld(toolkit);
     llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
     return emitError(loc) << "linking the code object needs ld.lld at '"

@@ -156,11 +156,17 @@ void mlir::fmha::buildAMDGPUSerializePassPipeline(OpPassManager &pm,
 
 /// The linker gpu-module-to-binary{format=bin} runs. When it is missing the
 /// pass only says "lld invocation failed"; this says which file was looked for.
-static LogicalResult checkToolkit(ModuleOp module, StringRef toolkit) {
+bool mlir::fmha::toolkitHasLld(StringRef toolkit) {
   SmallString<128> lld(toolkit);
   llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
-  if (!toolkit.empty() && llvm::sys::fs::can_execute(lld))
+  return !toolkit.empty() && llvm::sys::fs::can_execute(lld);
+}
+
+static LogicalResult checkToolkit(ModuleOp module, StringRef toolkit) {
+  if (toolkitHasLld(toolkit))
     return success();
+  SmallString<128> lld(toolkit);
+  llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
   return module.emitError()
          << "HSACO linking needs the toolkit folder's llvm/bin/ld.lld, "
          << "not found at '" << lld << "'";

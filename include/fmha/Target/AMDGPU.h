@@ -102,6 +102,10 @@ void buildAMDGPUSerializePassPipeline(OpPassManager &pm, StringRef format,
 /// Failures (no or several gpu.modules/objects, a target of another chip, a
 /// conversion error, no TOOLKIT/llvm/bin/ld.lld, a link error) are reported as
 /// diagnostics on the module's context; IR errors come before linker errors.
+/// Whether `toolkit`/llvm/bin/ld.lld exists and is executable (what
+/// gpu-module-to-binary{format=bin} runs).
+bool toolkitHasLld(StringRef toolkit);
+
 FailureOr<SmallVector<char>>
 serializeToHsaco(ModuleOp module, StringRef toolkit,
                  const AMDGPUTargetOptions &options = {});
