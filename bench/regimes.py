@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""The GPU lowering's regimes per (chip, page size), derived from the rules in the code.
+
+docs/REGIMES.md's tables are this script's output (--markdown). Every rule
+below names the place in the code that takes the decision; the lane layouts
+are copies of the TargetInfo functions (AMDGPUTargetInfo.cpp,
+NVVMTargetInfo.cpp), so the fault window of the page_groups route (which
+lanes read a V descale of 0 in a partly filled last page) is computed, not
+guessed.
+
+Usage:
+  regimes.py                      the table as text
+  regimes.py --markdown           the tables of docs/REGIMES.md
+  regimes.py --json               one object per (chip, quant, page)
+  regimes.py --check FMHA_COMPILE compiles every (chip, quant, page) with
+                                  fmha-compile --emit=mlir and compares k_step,
+                                  the V-descale route and the page-id form
+                                  with what the rules predict (exit 1 on a
+                                  mismatch)
+
+Importable: test/Integration/LaneMatrix/cases.py uses regime() and CHIPS.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PAGES = [1, 8, 16, 32, 48, 64, 96, 128, 192, 1024]
+
+# SelectConfig.cpp, kChips (fp8 caches; the GPU lowering takes fp8 only).
+CHIPS = {
+    "gfx942": dict(wave=64, warps=4, block_m=128, block_n=128, k_step=16,
+                   mma_m=32, mma_n=32, fp8="f8E4M3FNUZ", transposed=True),
+    "gfx950": dict(wave=64, warps=4, block_m=128, block_n=128, k_step=64,
+                   mma_m=32, mma_n=32, fp8="f8E4M3FN", transposed=True),
+    "sm_90": dict(wave=32, warps=4, block_m=64, block_n=64, k_step=32,
+                  mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False),
+}
+
+
+def k_step(chip, page, quant):
+    """SelectConfig.cpp selectConfig: gfx950 takes its K=16 MFMA for
+    kv_blockscale pages smaller than the tile and not a multiple of 64."""
+    c = CHIPS[chip]
+    if (chip == "gfx950" and quant == "kv_blockscale" and page < c["block_n"]
+            and page % c["k_step"] != 0):
+        return 16
+    return c["k_step"]
+
+
+# --- lane layouts (TargetInfo) ------------------------------------------------
+
+def acc_key(chip, lane, reg):
+    """(query, key column inside an atom) of accumulator element (lane, reg)."""
+    if CHIPS[chip]["transposed"]:  # AMDGPU accElem: S^T, row = key
+        row, col = 8 * (reg // 4) + 4 * (lane // 32) + reg % 4, lane % 32
+        return col, row
+    row, col = lane // 4 + 8 * (reg // 2), 2 * (lane % 4) + reg % 2  # sm_90
+    return row, col
+
+
+def acc_per_lane(chip):
+    return 16 if CHIPS[chip]["transposed"] else 4
+
+
+def atom_n(chip):
+    c = CHIPS[chip]
+    return c["mma_m"] if c["transposed"] else c["mma_n"]
+
+
+def pv_key_position(chip, k, key):
+    if chip == "sm_90":
+        t, b1 = (key >> 1) & 3, (key >> 3) & 1
+        return (key & ~0xF) | (t << 2) | (b1 << 1) | (key & 1)
+    if k == 16:  # (b3 b2) -> (b2 b3)
+        return (key & ~0xC) | ((key >> 1) & 4) | ((key << 1) & 8)
+    g, h = (key >> 3) & 3, (key >> 2) & 1
+    return (key & ~0x1C) | (h << 4) | (g << 2)
+
+
+def p_frag_kq(chip, k, lane, e):
+    """Contraction slot of P element e of a lane in one PV step."""
+    if chip == "sm_90":  # aFragElem col
+        return 4 * (lane % 4) + e % 4 + 16 * (e // 8)
+    h = lane // 32  # bFragElem row = kSlot(h, e)
+    return 8 * h + e if k == 16 else 16 * h + 32 * (e // 16) + e % 16
+
+
+def lane_keys(chip, lane, bn):
+    """Tile columns (keys) whose scores lane holds: nLane + j*atomN + nReg[v]."""
+    n = atom_n(chip)
+    return sorted({j * n + acc_key(chip, lane, v)[1]
+                   for j in range(bn // n) for v in range(acc_per_lane(chip))})
+
+
+def descale_loads_per_lane(chip, page, bn):
+    """LowerTiles.cpp lowerGatherDescale: with aligned tiles, elements whose keys
+    lie in one page on every lane share one page-id + descale load."""
+    c = CHIPS[chip]
+    elems = (bn // atom_n(chip)) * acc_per_lane(chip)
+    if bn % page != 0:
+        return elems
+    groups = set()
+    for j in range(bn // atom_n(chip)):
+        for v in range(acc_per_lane(chip)):
+            groups.add(tuple((j * atom_n(chip) + acc_key(chip, l, v)[1]) // page
+                             for l in range(c["wave"])))
+    return len(groups)
+
+
+def page_group_fault(chip, page, k, bn):
+    """The page_groups route takes a group's V descale from the lane's own
+    score element pElem(g0, 0) (LowerTiles.cpp lowerTileMma). That element
+    holds what lowerGatherDescale loaded for its group's representative (the
+    element of the smallest column offset among those whose keys share a page
+    on every lane): 0 when the representative's key, on this lane, is at or
+    past Sk. Returns (R, lanes): a last page holding r valid keys, 1 <= r <= R,
+    drops that page's P x V for the lanes whose representative key is >= r;
+    lanes[r] is how many lanes of a wave lose it."""
+    c = CHIPS[chip]
+    n, apl, wave = atom_n(chip), acc_per_lane(chip), c["wave"]
+    pos_inv = [0] * bn
+    for key in range(bn):
+        pos_inv[pv_key_position(chip, k, key)] = key
+    # Column of element (j, v) on lane l: n_lane[l] + off[(j, v)].
+    n_lane = [acc_key(chip, l, 0)[1] - acc_key(chip, 0, 0)[1] for l in range(wave)]
+    off = {(j, v): j * n + acc_key(chip, 0, v)[1]
+           for j in range(bn // n) for v in range(apl)}
+
+    def pages(e):
+        return tuple((n_lane[l] + off[e]) // page for l in range(wave))
+
+    group_rep = {}
+    for e in sorted(off):
+        r = group_rep.setdefault(pages(e), e)
+        if off[e] < off[r]:
+            group_rep[pages(e)] = e
+    worst, lost = 0, {}
+    for g0 in range(0, bn // k, page // k):
+        start = g0 * k
+        for lane in range(c["wave"]):
+            key = pos_inv[g0 * k + p_frag_kq(chip, k, lane, 0)]
+            assert start <= key < start + page, "group key outside its page"
+            je = [e for e in off if n_lane[lane] + off[e] == key]
+            assert je, "pElem finds no score element"
+            rep = n_lane[lane] + off[group_rep[pages(je[0])]] - start
+            assert 0 <= rep < page
+            worst = max(worst, rep)
+            for r in range(1, rep + 1):
+                lost.setdefault(r, set()).add(lane)
+    return worst, {r: len(v) for r, v in sorted(lost.items())}
+
+
+# --- the regime of one (chip, quant, page) --------------------------------------
+
+def regime(chip, page, quant="kv_blockscale"):
+    c = CHIPS[chip]
+    bn, k = c["block_n"], k_step(chip, page, quant)
+    steps = bn // k
+    r = dict(chip=chip, page=page, quant=quant, block_m=c["block_m"], block_n=bn,
+             k_step=k, wave=c["wave"])
+    # Tile.cpp buildGridPoint: uniform = P % BN == 0.
+    uniform = page % bn == 0
+    r["ids"] = "uniform" if uniform else "per-token"
+    if uniform:
+        r["shape"] = "page = tile" if page == bn else "page spans tiles"
+    elif bn % page == 0:
+        r["shape"] = "tile spans pages"
+    else:
+        r["shape"] = ("tile spans pages, unaligned" if page < bn
+                      else "page > tile, unaligned")
+    # LowerTiles.cpp isMultipleOf(tile_start = iv * BN, P), used by
+    # lowerGatherDescale (aligned) and pageSizeOf (page_groups).
+    aligned = not uniform and bn % page == 0
+    r["aligned"] = aligned
+    # PrefetchPageIds.cpp findCandidates(perToken=false): only scalar ids.
+    r["prefetch"] = "ids + kd + vd" if uniform and quant == "kv_blockscale" else (
+        "ids" if uniform else "none (ids per key in the tile)")
+    if quant == "per_tensor":
+        r["kd"] = "per tensor (sigma * kd)"
+        r["descale_loads"] = 0
+        r["vd_route"] = "tile scalar (o / vd, constant)"
+        r["name"] = "per-tensor-" + ("uniform" if uniform else "per-token")
+        return r
+    if uniform:
+        r["kd"] = "per tile (sigma * kd_t)"
+        r["descale_loads"] = 0  # prefetched scalars
+        r["vd_route"] = "tile scalar (o' = o / vd_t)"
+        r["name"] = "uniform-page-tile" if page == bn else "uniform-page-spans-tiles"
+        return r
+    r["kd"] = "per column"
+    r["descale_loads"] = descale_loads_per_lane(chip, page, bn)
+    # LowerTiles.cpp lowerTileMma: page_groups when pageSizeOf > 0 (aligned),
+    # P % k == 0 and the steps split into groups; else scaled_p.
+    if aligned and page % k == 0 and steps % min(steps, page // k) == 0:
+        group = min(steps, page // k)
+        r["vd_route"] = f"page_groups ({group} k-step{'s' if group > 1 else ''} per group)"
+        r["group_steps"] = group
+        worst, lanes = page_group_fault(chip, page, k, bn)
+        r["fault_r_max"] = worst
+        r["fault_lanes"] = lanes
+        r["name"] = "page-groups-" + ("1step" if group == 1 else "multistep")
+    else:
+        r["vd_route"] = "scaled_p"
+        r["name"] = "scaled-p-" + ("aligned" if aligned else "unaligned")
+    return r
+
+
+def all_regimes():
+    return [regime(chip, p, q) for q in ("kv_blockscale", "per_tensor")
+            for chip in CHIPS for p in PAGES]
+
+
+# --- output ---------------------------------------------------------------------
+
+def fault_cell(r):
+    if "fault_r_max" not in r:
+        return "-"
+    return f"Sk % P in 1..{r['fault_r_max']}"
+
+
+def markdown(out):
+    rs = all_regimes()
+    out.write("Generated by `python3 bench/regimes.py --markdown` from the rules in the code "
+              "(checked against fmha-compile with `--check`).\n\n")
+    out.write("### kv_blockscale\n\n")
+    out.write("| chip | P | regime | k | page ids | tile / page | kd | descale loads per lane and gather | V descale route | fault window (page group, partly filled last page) |\n")
+    out.write("|---|---|---|---|---|---|---|---|---|---|\n")
+    for r in rs:
+        if r["quant"] != "kv_blockscale":
+            continue
+        loads = r["descale_loads"] if r["descale_loads"] else "0 (prefetched scalar)"
+        if r["descale_loads"]:
+            loads = f"{loads} ({'grouped per page' if r['aligned'] else 'per element'})"
+        out.write(f"| {r['chip']} | {r['page']} | `{r['name']}` | {r['k_step']} | {r['ids']} | "
+                  f"{r['shape']} | {r['kd']} | {loads} | {r['vd_route']} | {fault_cell(r)} |\n")
+    out.write("\n### per_tensor\n\n")
+    out.write("| chip | pages with uniform ids (`per-tensor-uniform`) | pages with per-token ids (`per-tensor-per-token`) | k |\n")
+    out.write("|---|---|---|---|\n")
+    for chip in CHIPS:
+        rr = [r for r in rs if r["chip"] == chip and r["quant"] == "per_tensor"]
+        u = ", ".join(str(r["page"]) for r in rr if r["ids"] == "uniform")
+        t = ", ".join(str(r["page"]) for r in rr if r["ids"] != "uniform")
+        out.write(f"| {chip} | {u} | {t} | {rr[0]['k_step']} |\n")
+    out.write("\n### Lanes that lose the last page group (`page-groups-*`, Sk % P = r)\n\n")
+    out.write("| chip | P | k | lanes of a wave losing the page's P x V, by r |\n|---|---|---|---|\n")
+    for r in rs:
+        if "fault_lanes" in r:
+            lanes = ", ".join(f"r={x}: {n}/{r['wave']}" for x, n in r["fault_lanes"].items())
+            out.write(f"| {r['chip']} | {r['page']} | {r['k_step']} | {lanes} |\n")
+
+
+def text(out):
+    for r in all_regimes():
+        out.write(f"{r['chip']:<7} {r['quant']:<13} P={r['page']:<5} k={r['k_step']:<3} "
+                  f"{r['name']:<26} ids={r['ids']:<9} kd={r['kd']:<24} "
+                  f"loads={r['descale_loads']:<3} vd={r['vd_route']:<32} "
+                  f"fault={fault_cell(r)}\n")
+
+
+# --- check against the compiler -------------------------------------------------
+
+def check(fmha_compile):
+    """Compiles each (chip, quant, page) and compares the config's k_step, the
+    kernel's fmha.pv_vd_route (set only by the scaled_p route) and the page-id
+    form (a uniform id adds two first-lane broadcasts, K's and V's, to the
+    wave index's one)."""
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in all_regimes():
+            chip = r["chip"]
+            fp8 = CHIPS[chip]["fp8"]
+            out = os.path.join(tmp, "k")
+            cmd = [fmha_compile, "--chip", chip, "--emit=mlir", "-o", out,
+                   "--q-dtype", fp8, "--kv-dtype", fp8, "--quant", r["quant"],
+                   "--page-size", str(r["page"]), "--heads", "2/1", "--head-dim", "64",
+                   "--qo-len", "5", "--kv-len", "100", "--batch", "1"]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode != 0:
+                print(f"FAIL {chip} {r['quant']} P={r['page']}: fmha-compile rc={p.returncode}: "
+                      f"{p.stderr.strip()[:200]}")
+                bad += 1
+                continue
+            mlir = open(out + ".mlir").read()
+            k = int(re.search(r"k_step = (\d+)", mlir).group(1))
+            scaled = 'pv_vd_route = "scaled_p"' in mlir
+            bcast = (mlir.count("rocdl.readfirstlane") if chip != "sm_90"
+                     else len(re.findall(r"gpu\.shuffle\s+idx", mlir)))
+            want_scaled = r["vd_route"] == "scaled_p"
+            want_uniform = r["ids"] == "uniform"
+            ok = k == r["k_step"] and scaled == want_scaled and (bcast > 1) == want_uniform
+            bad += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {chip:<7} {r['quant']:<13} P={r['page']:<5} "
+                  f"k={k} (want {r['k_step']}) scaled_p={scaled} (want {want_scaled}) "
+                  f"first-lane broadcasts={bcast} (uniform: {want_uniform})")
+    print(f"{len(all_regimes()) - bad} agree, {bad} differ")
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--check", metavar="FMHA_COMPILE")
+    a = ap.parse_args()
+    if a.check:
+        return check(a.check)
+    if a.markdown:
+        markdown(sys.stdout)
+    elif a.json:
+        for r in all_regimes():
+            print(json.dumps(r))
+    else:
+        text(sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
