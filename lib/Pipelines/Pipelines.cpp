@@ -40,13 +40,7 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
 
 void fmha::buildFmhaToROCDLPipeline(OpPassManager &pm,
                                     const GPUPipelineOptions &options) {
-  buildFmhaTilingPipeline(pm, options.chip, options.folds,
-                          /*perTokenPrefetch=*/false);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  ConvertFmhaToGPUOptions gpu;
-  gpu.chip = options.chip;
-  pm.addPass(createConvertFmhaToGPU(gpu));
+  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
   AMDGPUTargetOptions target;
   target.chip = options.chip;
   buildAMDGPUToROCDLPassPipeline(pm, target);
@@ -57,13 +51,11 @@ void fmha::buildFmhaToROCDLPipeline(OpPassManager &pm,
                                 : StringRef(options.toolkit));
 }
 
-void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
-                                   const HostPipelineOptions &options) {
-  buildFmhaTilingPipeline(pm, options.chip, options.folds);
-  pm.addPass(createConvertFmhaToHost());
-  pm.addPass(createForallToForLoopPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createExpandFp8ArithPass());
+namespace {
+/// The host lowering after the tile ops are gone: fp8 / bf16 casts as integer
+/// code, vectors, memrefs and control flow to the LLVM dialect.
+void addHostLowering(OpPassManager &pm) {
+  pm.addPass(fmha::createExpandFp8ArithPass());
   // bf16 casts as integer code too: without it the JIT may need compiler-rt's
   // __truncsfbf2, which it cannot resolve.
   arith::ArithExpandOpsPassOptions expandBf16;
@@ -90,16 +82,41 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
+} // namespace
 
-void fmha::buildFmhaToNVVMPipeline(OpPassManager &pm,
-                                   const GPUPipelineOptions &options) {
-  buildFmhaTilingPipeline(pm, options.chip, options.folds,
-                          /*perTokenPrefetch=*/false);
+void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
+                                   const HostPipelineOptions &options) {
+  buildFmhaTilingPipeline(pm, options.chip, options.folds);
+  pm.addPass(createConvertFmhaToHost());
+  pm.addPass(createForallToForLoopPass());
+  pm.addPass(createCanonicalizerPass());
+  addHostLowering(pm);
+}
+
+void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
+                                         bool folds) {
+  buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   ConvertFmhaToGPUOptions gpu;
-  gpu.chip = options.chip;
+  gpu.chip = chip.str();
   pm.addPass(createConvertFmhaToGPU(gpu));
+}
+
+void fmha::buildLanesToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertLanesToHost());
+  addHostLowering(pm);
+}
+
+void fmha::buildFmhaToLanesPipeline(OpPassManager &pm,
+                                    const GPUPipelineOptions &options) {
+  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
+  buildLanesToLLVMPipeline(pm);
+}
+
+void fmha::buildFmhaToNVVMPipeline(OpPassManager &pm,
+                                   const GPUPipelineOptions &options) {
+  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
   buildNVVMToLLVMPassPipeline(pm);
   if (options.format != "none")
     buildAMDGPUSerializePassPipeline(
@@ -117,6 +134,12 @@ void fmha::registerFmhaPipelines() {
       "fmha.batch_prefill to an AMDGPU code object: the tiling stages, "
       "convert-fmha-to-gpu, the ROCDL lowering and gpu-module-to-binary",
       buildFmhaToROCDLPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "fmha-to-lanes-pipeline",
+      "fmha.batch_prefill for a GPU chip, compiled to run on the CPU one lane "
+      "at a time (the lane emulator): the GPU front half for the chip, "
+      "fmha-lanes-to-host and the host lowering to LLVM",
+      buildFmhaToLanesPipeline);
   PassPipelineRegistration<GPUPipelineOptions>(
       "fmha-to-nvvm-pipeline",
       "fmha.batch_prefill to PTX for sm_90: the tiling stages, "

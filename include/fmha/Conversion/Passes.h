@@ -4,6 +4,8 @@
 
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
 #include "fmha/Conversion/FmhaToHost/FmhaToHost.h"
+#include "fmha/Conversion/LanesToHost/LanesToHost.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

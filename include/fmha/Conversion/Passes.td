@@ -90,4 +90,62 @@ def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+
+def ConvertLanesToHost : Pass<"fmha-lanes-to-host", "::mlir::ModuleOp"> {
+  let summary = "Make the lane-level GPU kernel a host function run once per lane (the lane emulator)";
+  let description = [{
+    The CPU execution of the kernel that convert-fmha-to-gpu emits
+    (docs/LANE_EMULATOR.md). Each `gpu.func` kernel of the module's
+    `gpu.module` becomes a `func.func` with the same flat ABI that the lane
+    runtime calls once per lane of every workgroup, each lane a coroutine;
+    the host function's `gpu.launch_func` becomes a call of the runtime's
+    launch. What a lane cannot compute alone becomes a runtime call that
+    meets the other lanes of its wave (MMA, shuffles, readfirstlane) or of
+    its workgroup (barrier):
+    - `gpu.thread_id` / `gpu.block_id`: `fmha_lane_id`;
+    - `gpu.barrier`: `fmha_lane_barrier`;
+    - `gpu.shuffle`, `rocdl.readfirstlane`: `fmha_lane_shuffle`,
+      `fmha_lane_readfirstlane`;
+    - `amdgpu.mfma` and the inline-PTX `mma.sync.m16n8k32`: `fmha_lane_mma`
+      (the operands through stack slots; the runtime assembles the wave's
+      matrices from the vendors' documented fragment layouts);
+    - `rocdl.cvt.pk.fp8.f32` and inline `cvt.rn.satfinite.*x2.f32`: fp8
+      packing, bit-exact; `rocdl.exp2` / `rocdl.log` and inline
+      `ex2.approx.ftz.f32` / `lg2.approx.ftz.f32`: the hardware's flush of
+      denormals, correctly rounded otherwise;
+    - workgroup attributions: one buffer per workgroup from
+      `fmha_lane_shared`, filled with 0x7F bytes so an unwritten read shows;
+    - `amdgpu.sched_barrier`: dropped (scheduling only).
+    Every call site carries an id; lanes of one wave meeting at different
+    sites is reported as divergence. Any other gpu/amdgpu/rocdl/nvvm op, or
+    inline assembly it does not know, is an error that names it.
+    Before:
+    ```mlir
+    gpu.module @fmha_kernels [#rocdl.target<chip = "gfx942">] {
+      gpu.func @k(%a: !llvm.ptr<1>, %n: i64) workgroup(%lds : memref<4096xi8, #gpu.address_space<workgroup>>) kernel {
+        %d = amdgpu.mfma 32x32x16 %x * %y + %c blgp = none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<16xf32>
+        gpu.barrier
+        gpu.return
+      }
+    }
+    func.func @f(...) { gpu.launch_func @fmha_kernels::@k blocks in (...) threads in (...) args(...) }
+    ```
+    After (sketch):
+    ```mlir
+    func.func @k(%a: !llvm.ptr<1>, %n: i64) {
+      %p = call @fmha_lane_shared(%c0, %c4096) : (i32, i64) -> !llvm.ptr
+      ... llvm.store %x, %slotA ...
+      call @fmha_lane_mma(%site, %kind, %slotA, %slotB, %slotC, %slotD) : (...) -> ()
+      call @fmha_lane_barrier(%site1) : (i32) -> ()
+      return
+    }
+    func.func @k_lanes(%args: !llvm.ptr) { ... call @k(...) }
+    func.func @f(...) { call @fmha_lane_launch(%entry, %gx, %gy, %gz, %bx, %by, %bz, %args, %wave) }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // FMHA_CONVERSION_PASSES_TD

@@ -80,6 +80,22 @@ void buildFmhaToNVVMPipeline(OpPassManager &pm,
 void buildFmhaToHostPipeline(OpPassManager &pm,
                              const HostPipelineOptions &options);
 
+/// The GPU front half shared by the GPU pipelines: the tiling stages for
+/// `chip`, canonicalize + CSE, convert-fmha-to-gpu{chip}. Ends at the
+/// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
+void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
+                                   bool folds);
+
+/// fmha-to-lanes-pipeline: the lane emulator's compile (docs/LANE_EMULATOR.md).
+/// The GPU front half for the chip, then fmha-lanes-to-host and the host
+/// lowering to the LLVM dialect; the result runs in the ExecutionEngine with
+/// the lane runtime's symbols (fmha/Emulator/LaneRuntime.h).
+void buildFmhaToLanesPipeline(OpPassManager &pm,
+                              const GPUPipelineOptions &options);
+/// Only the back half: fmha-lanes-to-host and the host lowering, on a module
+/// at the lane-kernel level.
+void buildLanesToLLVMPipeline(OpPassManager &pm);
+
 /// Registers the pipelines above with the global pass registry (tools only).
 void registerFmhaPipelines();
 

@@ -1,0 +1,87 @@
+//===- LaneABI.h - the calls between emulated lanes and the runtime -*- C++ -*-===//
+//
+// What fmha-lanes-to-host emits and the lane runtime (LaneRuntime.h)
+// implements: the names of the runtime's entry points and the encoding of
+// their integer arguments. No MLIR or LLVM dependency.
+//
+// Every entry point has C linkage and scalar (or pointer) arguments only, so
+// the JIT's calls need no vector calling convention:
+//
+//   void    fmha_lane_launch(void (*lanes)(int64_t *args), i64 gx, gy, gz,
+//                            i64 bx, by, bz, int64_t *args, i64 waveSize)
+//   int64_t fmha_lane_id(i32 which)            // LaneId
+//   void   *fmha_lane_shared(i32 index, i64 bytes)
+//   void    fmha_lane_barrier(i32 site)
+//   int64_t fmha_lane_shuffle(i32 site, i32 mode, i32 value, i32 offset,
+//                             i32 width)       // value | valid << 32
+//   int32_t fmha_lane_readfirstlane(i32 site, i32 value)
+//   void    fmha_lane_mma(i32 site, i32 kind, void *a, void *b, void *c,
+//                         void *d)             // kind: mmaKind()
+//   int32_t fmha_lane_cvt_pk_fp8(f32 a, f32 b, i32 old, i32 wordSel, i32 fmt)
+//   int32_t fmha_lane_cvt_fp8x2(f32 hi, f32 lo, i32 fmt) // NVIDIA order
+//   float   fmha_lane_exp2(f32 x)
+//   float   fmha_lane_log2(f32 x)
+//
+// A "site" is the id of the op that made the call; the lanes of a wave must
+// meet at the same site.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_EMULATOR_LANEABI_H
+#define FMHA_EMULATOR_LANEABI_H
+
+#include <cstdint>
+
+namespace fmha::lane {
+
+inline constexpr const char *kLaunch = "fmha_lane_launch";
+inline constexpr const char *kId = "fmha_lane_id";
+inline constexpr const char *kShared = "fmha_lane_shared";
+inline constexpr const char *kBarrier = "fmha_lane_barrier";
+inline constexpr const char *kShuffle = "fmha_lane_shuffle";
+inline constexpr const char *kReadFirstLane = "fmha_lane_readfirstlane";
+inline constexpr const char *kMma = "fmha_lane_mma";
+inline constexpr const char *kCvtPkFp8 = "fmha_lane_cvt_pk_fp8";
+inline constexpr const char *kCvtFp8x2 = "fmha_lane_cvt_fp8x2";
+inline constexpr const char *kExp2 = "fmha_lane_exp2";
+inline constexpr const char *kLog2 = "fmha_lane_log2";
+
+/// fmha_lane_id's argument.
+enum LaneId : int32_t {
+  ThreadX = 0, ThreadY = 1, ThreadZ = 2,
+  BlockX = 3, BlockY = 4, BlockZ = 5,
+};
+
+/// gpu.shuffle's modes.
+enum ShuffleMode : int32_t { Xor = 0, Up = 1, Down = 2, Idx = 3 };
+
+/// 8-bit float formats of MMA operands and fp8 packs.
+enum Fp8Format : int32_t { E4M3FN = 0, E4M3FNUZ = 1, E5M2 = 2, E5M2FNUZ = 3 };
+
+/// MMA instructions the runtime knows, with their operand bytes per lane.
+enum MmaShape : int32_t {
+  /// v_mfma_f32_32x32x16_fp8_fp8 (gfx942, gfx950): A, B 8 bytes, C 16 f32.
+  Mfma32x32x16 = 0,
+  /// v_mfma_f32_32x32x64_f8f6f4 with fp8 operands (gfx950): A, B 32 bytes.
+  Mfma32x32x64 = 1,
+  /// mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2} (sm_89+): A 16
+  /// bytes (4 x b32), B 8 bytes (2 x b32), C 4 f32.
+  MmaSyncM16N8K32 = 2,
+};
+
+constexpr int32_t mmaKind(MmaShape s, Fp8Format a, Fp8Format b) {
+  return static_cast<int32_t>(s) * 16 + static_cast<int32_t>(a) * 4 +
+         static_cast<int32_t>(b);
+}
+constexpr MmaShape mmaKindShape(int32_t kind) {
+  return static_cast<MmaShape>(kind / 16);
+}
+constexpr Fp8Format mmaKindA(int32_t kind) {
+  return static_cast<Fp8Format>((kind / 4) % 4);
+}
+constexpr Fp8Format mmaKindB(int32_t kind) {
+  return static_cast<Fp8Format>(kind % 4);
+}
+
+} // namespace fmha::lane
+
+#endif // FMHA_EMULATOR_LANEABI_H

@@ -1,0 +1,42 @@
+//===- LaneRuntime.h - the runtime of the lane emulator ---------*- C++ -*-===//
+//
+// Runs a kernel that fmha-lanes-to-host rewrote: every workgroup of the grid,
+// in order; inside one, every lane as a coroutine on one thread. A lane runs
+// until it reaches an op that needs other lanes (an MMA, a shuffle,
+// readfirstlane: its wave; a barrier: its workgroup) and waits there; when
+// all lanes of the wave (workgroup) wait at the same op, the runtime
+// computes it for all of them with its reference semantics and lets them go
+// on. docs/LANE_EMULATOR.md gives the semantics of each op.
+//
+// The entry points have C linkage (fmha/Emulator/LaneABI.h lists them);
+// laneRuntimeSymbols() gives their addresses for a JIT's symbol table. No
+// MLIR or LLVM dependency.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_EMULATOR_LANERUNTIME_H
+#define FMHA_EMULATOR_LANERUNTIME_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fmha::lane {
+
+/// (name, address) of every runtime entry point.
+std::vector<std::pair<const char *, void *>> laneRuntimeSymbols();
+
+/// What the last launches on this thread met: "" when all went well, else
+/// the first error (divergent lanes, a deadlock, a bad launch). Cleared by
+/// the call.
+std::string takeLaneRuntimeError();
+
+/// Counters of the launches on this thread since the last call (cleared).
+struct LaneRuntimeStats {
+  int64_t workgroups = 0, lanes = 0, switches = 0, mmas = 0, barriers = 0;
+};
+LaneRuntimeStats takeLaneRuntimeStats();
+
+} // namespace fmha::lane
+
+#endif // FMHA_EMULATOR_LANERUNTIME_H

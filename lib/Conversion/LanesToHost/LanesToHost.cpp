@@ -1,0 +1,570 @@
+//===- LanesToHost.cpp - fmha-lanes-to-host: the kernel, once per lane ----===//
+//
+// The lane emulator's compiler half (docs/LANE_EMULATOR.md). The kernel of
+// convert-fmha-to-gpu is the code of ONE lane; on the CPU the lane runtime
+// runs it once per lane of every workgroup, each lane a coroutine. This pass
+// makes that possible:
+//
+// - the gpu.func becomes a func.func with the same flat ABI, its workgroup
+//   attributions buffers of the runtime (one per workgroup), and an entry
+//   `<kernel>_lanes(i64 *args)` the runtime can call without knowing the ABI;
+// - every op that needs the wave or the workgroup (MMA, shuffles,
+//   readfirstlane, barrier) or a vendor's exact numerics (fp8 packs, exp2,
+//   log2) becomes a call of the runtime with scalar or pointer arguments;
+// - the host function's gpu.launch_func becomes fmha_lane_launch.
+//
+// The pass checks every op first and changes nothing when one has no
+// emulation: the error names the op.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/LanesToHost/LanesToHost.h"
+#include "fmha/Conversion/Passes.h"
+#include "fmha/Emulator/LaneABI.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_CONVERTLANESTOHOST
+#include "fmha/Conversion/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+namespace lane = ::fmha::lane;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// What the emulator knows
+//===----------------------------------------------------------------------===//
+
+/// The chip facts the rewrite needs, from the gpu.module's target.
+struct Chip {
+  bool amd = false;
+  std::string name;
+  int64_t waveSize = 0;
+  lane::Fp8Format packFormat = lane::E4M3FN; // rocdl.cvt.pk.fp8.f32's output
+};
+
+FailureOr<Chip> chipOf(gpu::GPUModuleOp m) {
+  Chip c;
+  ArrayAttr targets = m.getTargetsAttr();
+  if (!targets || targets.size() != 1)
+    return m.emitOpError("fmha-lanes-to-host: expected one target on the "
+                         "gpu.module"),
+           failure();
+  if (auto r = dyn_cast<ROCDL::ROCDLTargetAttr>(targets[0])) {
+    c.amd = true;
+    c.name = r.getChip().str();
+    c.waveSize = 64; // CDNA: wave64 (the kernels are built for it)
+    // v_cvt_pk_fp8_f32 writes the chip's own flavour: FNUZ on gfx942.
+    c.packFormat = c.name == "gfx942" ? lane::E4M3FNUZ : lane::E4M3FN;
+  } else if (auto n = dyn_cast<NVVM::NVVMTargetAttr>(targets[0])) {
+    c.name = n.getChip().str();
+    c.waveSize = 32;
+  } else {
+    return m.emitOpError("fmha-lanes-to-host: unknown gpu.module target ")
+               << targets[0],
+           failure();
+  }
+  return c;
+}
+
+std::optional<lane::Fp8Format> fp8Format(Type t) {
+  if (isa<Float8E4M3FNType>(t))
+    return lane::E4M3FN;
+  if (isa<Float8E4M3FNUZType>(t))
+    return lane::E4M3FNUZ;
+  if (isa<Float8E5M2Type>(t))
+    return lane::E5M2;
+  if (isa<Float8E5M2FNUZType>(t))
+    return lane::E5M2FNUZ;
+  return std::nullopt;
+}
+
+/// Inline PTX the emulator gives semantics to, parsed from its text.
+struct Asm {
+  enum Kind { MmaSync, Ex2, Lg2, CvtFp8x2 } kind;
+  lane::Fp8Format a = lane::E4M3FN, b = lane::E4M3FN;
+};
+
+std::optional<lane::Fp8Format> ptxFp8(StringRef s) {
+  if (s == "e4m3")
+    return lane::E4M3FN;
+  if (s == "e5m2")
+    return lane::E5M2;
+  return std::nullopt;
+}
+
+std::optional<Asm> parseAsm(LLVM::InlineAsmOp op) {
+  StringRef s = op.getAsmString().trim();
+  StringRef mnemonic = s.take_until([](char c) { return c == ' '; });
+  SmallVector<StringRef> parts;
+  mnemonic.split(parts, '.');
+  // mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32: 4+2 b32 and 4 f32 in,
+  // 4 f32 out.
+  if (parts.size() == 10 && parts[0] == "mma" && parts[1] == "sync" &&
+      parts[2] == "aligned" && parts[3] == "m16n8k32" && parts[4] == "row" &&
+      parts[5] == "col" && parts[6] == "f32" && parts[9] == "f32") {
+    auto a = ptxFp8(parts[7]), b = ptxFp8(parts[8]);
+    if (!a || !b || op.getOperands().size() != 10)
+      return std::nullopt;
+    return Asm{Asm::MmaSync, *a, *b};
+  }
+  if (mnemonic == "ex2.approx.ftz.f32" && op.getOperands().size() == 1)
+    return Asm{Asm::Ex2};
+  if (mnemonic == "lg2.approx.ftz.f32" && op.getOperands().size() == 1)
+    return Asm{Asm::Lg2};
+  // cvt.rn.satfinite.<t>x2.f32 d, hi, lo
+  if (parts.size() == 5 && parts[0] == "cvt" && parts[1] == "rn" &&
+      parts[2] == "satfinite" && parts[3].ends_with("x2") && parts[4] == "f32" &&
+      op.getOperands().size() == 2) {
+    auto f = ptxFp8(parts[3].drop_back(2));
+    if (!f)
+      return std::nullopt;
+    return Asm{Asm::CvtFp8x2, *f, *f};
+  }
+  return std::nullopt;
+}
+
+bool isScalarF32OrI32(Type t) { return t.isF32() || t.isInteger(32); }
+
+/// Why `op` cannot be emulated, or "" when it can.
+std::string unsupported(Operation *op) {
+  if (auto a = dyn_cast<LLVM::InlineAsmOp>(op))
+    return parseAsm(a) ? "" : "inline assembly '" + a.getAsmString().str() + "'";
+  Dialect *d = op->getDialect();
+  StringRef ns = d ? d->getNamespace() : "";
+  if (ns != "gpu" && ns != "amdgpu" && ns != "rocdl" && ns != "nvvm")
+    return "";
+  if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BarrierOp, gpu::ReturnOp,
+          amdgpu::SchedBarrierOp>(op))
+    return "";
+  if (auto s = dyn_cast<gpu::ShuffleOp>(op))
+    return isScalarF32OrI32(s.getValue().getType()) ? "" : "a shuffle of a non-32-bit value";
+  if (auto r = dyn_cast<ROCDL::ReadfirstlaneOp>(op))
+    return isScalarF32OrI32(r.getType()) ? "" : "readfirstlane of a non-32-bit value";
+  if (isa<ROCDL::ROCDLExp2, ROCDL::ROCDLLog>(op))
+    return op->getResult(0).getType().isF32() ? "" : "exp2/log of a non-f32 value";
+  if (isa<ROCDL::CvtPkFp8F32Op>(op))
+    return "";
+  if (auto m = dyn_cast<amdgpu::MFMAOp>(op)) {
+    auto a = dyn_cast<VectorType>(m.getSourceA().getType());
+    auto b = dyn_cast<VectorType>(m.getSourceB().getType());
+    if (!a || !b || !fp8Format(a.getElementType()) || !fp8Format(b.getElementType()))
+      return "an MFMA whose operands are not fp8 vectors";
+    bool shape16 = m.getM() == 32 && m.getN() == 32 && m.getK() == 16 &&
+                   a.getNumElements() == 8 && b.getNumElements() == 8;
+    bool shape64 = m.getM() == 32 && m.getN() == 32 && m.getK() == 64 &&
+                   a.getNumElements() == 32 && b.getNumElements() == 32;
+    if (!shape16 && !shape64)
+      return "an MFMA other than 32x32x16 / 32x32x64 fp8";
+    if (m.getBlocks() != 1 || m.getCbsz() != 0 || m.getAbid() != 0 ||
+        m.getBlgp() != amdgpu::MFMAPermB::none || m.getNegateA() ||
+        m.getNegateB() || m.getNegateC() || m.getReducePrecision())
+      return "an MFMA with blocks, broadcast, permute or negate modifiers";
+    return "";
+  }
+  return "'" + op->getName().getStringRef().str() + "'";
+}
+
+//===----------------------------------------------------------------------===//
+// The rewrite of one kernel
+//===----------------------------------------------------------------------===//
+
+/// Stack slots are aligned for the widest vector the JIT may move with one
+/// aligned instruction (64 bytes: a <16 x float> in an AVX-512 register);
+/// every access states its alignment.
+constexpr unsigned kSlotAlign = 64;
+
+struct Rewriter {
+  ModuleOp module;
+  Chip chip;
+  int32_t nextSite = 0;
+  // Stack slots of the current kernel, at its entry: operands of a runtime
+  // call that are vectors (the calls take pointers).
+  Value slotA, slotB, slotC, slotD;
+
+  func::FuncOp runtime(ImplicitLocOpBuilder &b, StringRef name,
+                       TypeRange args, TypeRange results) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(name))
+      return f;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto f = func::FuncOp::create(b, name, b.getFunctionType(args, results));
+    f.setPrivate();
+    return f;
+  }
+  Value call(ImplicitLocOpBuilder &b, StringRef name, ValueRange args,
+             TypeRange results) {
+    func::FuncOp f = runtime(b, name, args.getTypes(), results);
+    auto c = func::CallOp::create(b, f, args);
+    return c.getNumResults() ? c.getResult(0) : Value();
+  }
+  Value i32(ImplicitLocOpBuilder &b, int64_t v) {
+    return arith::ConstantIntOp::create(b, b.getI32Type(), v);
+  }
+  Value site(ImplicitLocOpBuilder &b) { return i32(b, nextSite++); }
+  Value ptrTy(ImplicitLocOpBuilder &b, Value slot, int64_t byteOffset) {
+    if (!byteOffset)
+      return slot;
+    return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
+                               b.getI8Type(), slot,
+                               ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(byteOffset)});
+  }
+  /// f32 <-> i32 for the runtime's 32-bit lane values.
+  Value asI32(ImplicitLocOpBuilder &b, Value v) {
+    return v.getType().isF32() ? arith::BitcastOp::create(b, b.getI32Type(), v)
+                               : v;
+  }
+  Value fromI32(ImplicitLocOpBuilder &b, Value v, Type t) {
+    return t.isF32() ? arith::BitcastOp::create(b, t, v) : v;
+  }
+  /// An fp8 vector as the bytes it holds (llvm.store takes no fp8 type).
+  Value asBytes(ImplicitLocOpBuilder &b, Value v) {
+    auto t = cast<VectorType>(v.getType());
+    if (t.getElementType().isInteger(8))
+      return v;
+    return arith::BitcastOp::create(
+        b, VectorType::get(t.getShape(), b.getI8Type()), v);
+  }
+
+  LogicalResult rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k);
+  void rewriteOp(Operation *op);
+  void rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes);
+};
+
+void Rewriter::rewriteOp(Operation *op) {
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  Type i64 = b.getI64Type(), i32T = b.getI32Type(), f32 = b.getF32Type();
+  auto replace = [&](Value v) {
+    op->getResult(0).replaceAllUsesWith(v);
+    op->erase();
+  };
+  auto laneId = [&](int32_t which) {
+    Value r = call(b, lane::kId, {i32(b, which)}, {i64});
+    replace(arith::IndexCastOp::create(b, b.getIndexType(), r));
+  };
+  if (auto t = dyn_cast<gpu::ThreadIdOp>(op))
+    return laneId(lane::ThreadX + static_cast<int32_t>(t.getDimension()));
+  if (auto t = dyn_cast<gpu::BlockIdOp>(op))
+    return laneId(lane::BlockX + static_cast<int32_t>(t.getDimension()));
+  if (isa<gpu::BarrierOp>(op)) {
+    call(b, lane::kBarrier, {site(b)}, {});
+    op->erase();
+    return;
+  }
+  if (isa<amdgpu::SchedBarrierOp>(op)) {
+    op->erase();
+    return;
+  }
+  if (isa<gpu::ReturnOp>(op)) {
+    func::ReturnOp::create(b);
+    op->erase();
+    return;
+  }
+  if (auto s = dyn_cast<gpu::ShuffleOp>(op)) {
+    int32_t mode = s.getMode() == gpu::ShuffleMode::XOR    ? lane::Xor
+                   : s.getMode() == gpu::ShuffleMode::UP   ? lane::Up
+                   : s.getMode() == gpu::ShuffleMode::DOWN ? lane::Down
+                                                           : lane::Idx;
+    Type t = s.getValue().getType();
+    Value r = call(b, lane::kShuffle,
+                   {site(b), i32(b, mode), asI32(b, s.getValue()), s.getOffset(),
+                    s.getWidth()},
+                   {i64});
+    Value v = fromI32(b, arith::TruncIOp::create(b, i32T, r), t);
+    Value valid = arith::TruncIOp::create(
+        b, b.getI1Type(),
+        arith::ShRUIOp::create(b, r, arith::ConstantIntOp::create(b, i64, 32)));
+    s.getShuffleResult().replaceAllUsesWith(v);
+    s.getValid().replaceAllUsesWith(valid);
+    op->erase();
+    return;
+  }
+  if (auto r = dyn_cast<ROCDL::ReadfirstlaneOp>(op)) {
+    Type t = r.getType();
+    Value v = call(b, lane::kReadFirstLane, {site(b), asI32(b, r.getSrc())}, {i32T});
+    return replace(fromI32(b, v, t));
+  }
+  if (auto e = dyn_cast<ROCDL::ROCDLExp2>(op))
+    return replace(call(b, lane::kExp2, {e->getOperand(0)}, {f32}));
+  if (auto e = dyn_cast<ROCDL::ROCDLLog>(op))
+    return replace(call(b, lane::kLog2, {e->getOperand(0)}, {f32}));
+  if (auto c = dyn_cast<ROCDL::CvtPkFp8F32Op>(op)) {
+    Value r = call(b, lane::kCvtPkFp8,
+                   {c.getSrcA(), c.getSrcB(), c.getOld(),
+                    i32(b, c.getWordSel() ? 1 : 0), i32(b, chip.packFormat)},
+                   {i32T});
+    return replace(r);
+  }
+  if (auto m = dyn_cast<amdgpu::MFMAOp>(op)) {
+    auto at = cast<VectorType>(m.getSourceA().getType());
+    auto bt = cast<VectorType>(m.getSourceB().getType());
+    lane::MmaShape shape =
+        m.getK() == 16 ? lane::Mfma32x32x16 : lane::Mfma32x32x64;
+    int32_t kind = lane::mmaKind(shape, *fp8Format(at.getElementType()),
+                                 *fp8Format(bt.getElementType()));
+    LLVM::StoreOp::create(b, asBytes(b, m.getSourceA()), slotA, kSlotAlign);
+    LLVM::StoreOp::create(b, asBytes(b, m.getSourceB()), slotB, kSlotAlign);
+    LLVM::StoreOp::create(b, m.getDestC(), slotC, kSlotAlign);
+    call(b, lane::kMma, {site(b), i32(b, kind), slotA, slotB, slotC, slotD}, {});
+    return replace(LLVM::LoadOp::create(b, m.getDestC().getType(), slotD, kSlotAlign));
+  }
+  auto a = cast<LLVM::InlineAsmOp>(op);
+  Asm info = *parseAsm(a);
+  ValueRange in = a.getOperands();
+  switch (info.kind) {
+  case Asm::Ex2:
+    return replace(call(b, lane::kExp2, {in[0]}, {f32}));
+  case Asm::Lg2:
+    return replace(call(b, lane::kLog2, {in[0]}, {f32}));
+  case Asm::CvtFp8x2: {
+    Value r = call(b, lane::kCvtFp8x2, {in[0], in[1], i32(b, info.a)}, {i32T});
+    return replace(arith::TruncIOp::create(b, op->getResult(0).getType(), r));
+  }
+  case Asm::MmaSync: {
+    // {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}: the b32 registers in order,
+    // so byte e of the operand is byte e % 4 of register e / 4.
+    for (int i = 0; i < 4; ++i)
+      LLVM::StoreOp::create(b, in[i], ptrTy(b, slotA, 4 * i), 4);
+    for (int i = 0; i < 2; ++i)
+      LLVM::StoreOp::create(b, in[4 + i], ptrTy(b, slotB, 4 * i), 4);
+    for (int i = 0; i < 4; ++i)
+      LLVM::StoreOp::create(b, in[6 + i], ptrTy(b, slotC, 4 * i), 4);
+    int32_t kind = lane::mmaKind(lane::MmaSyncM16N8K32, info.a, info.b);
+    call(b, lane::kMma, {site(b), i32(b, kind), slotA, slotB, slotC, slotD}, {});
+    Type st = op->getResult(0).getType();
+    Value s = LLVM::PoisonOp::create(b, st);
+    for (int i = 0; i < 4; ++i) {
+      Value v = LLVM::LoadOp::create(b, f32, ptrTy(b, slotD, 4 * i), 4);
+      s = LLVM::InsertValueOp::create(b, s, v, ArrayRef<int64_t>{i});
+    }
+    return replace(s);
+  }
+  }
+}
+
+/// A memref<shape x elem> (no memory space, identity layout) over `p`.
+Value memrefAt(ImplicitLocOpBuilder &b, Value p, MemRefType t) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  int64_t rank = t.getRank();
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  auto arr = LLVM::LLVMArrayType::get(i64, rank);
+  auto st = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i64, arr, arr});
+  Value d = LLVM::PoisonOp::create(b, st);
+  auto c = [&](int64_t v) { return LLVM::ConstantOp::create(b, i64, v); };
+  d = LLVM::InsertValueOp::create(b, d, p, ArrayRef<int64_t>{0});
+  d = LLVM::InsertValueOp::create(b, d, p, ArrayRef<int64_t>{1});
+  d = LLVM::InsertValueOp::create(b, d, c(0), ArrayRef<int64_t>{2});
+  int64_t stride = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    d = LLVM::InsertValueOp::create(b, d, c(t.getDimSize(i)), ArrayRef<int64_t>{3, i});
+    d = LLVM::InsertValueOp::create(b, d, c(stride), ArrayRef<int64_t>{4, i});
+    stride *= t.getDimSize(i);
+  }
+  auto plain = MemRefType::get(t.getShape(), t.getElementType());
+  return UnrealizedConversionCastOp::create(b, plain, d).getResult(0);
+}
+
+LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
+  MLIRContext *ctx = module.getContext();
+  ImplicitLocOpBuilder b(k.getLoc(), ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  unsigned nArgs = k.getNumArguments();
+  SmallVector<Type> argTypes(k.getArgumentTypes());
+  auto f = func::FuncOp::create(b, k.getName(), b.getFunctionType(argTypes, {}));
+  if (auto cfg = k->getDiscardableAttr("fmha.config"))
+    f->setAttr("fmha.config", cfg);
+  f.getBody().takeBody(k.getBody());
+  Block &entry = f.getBody().front();
+
+  // Stack slots for vector operands of runtime calls (the largest: an
+  // MFMA's 16 f32 accumulators, 64 bytes), allocated once at the entry.
+  b.setInsertionPointToStart(&entry);
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Value one = LLVM::ConstantOp::create(b, b.getI64Type(), 1);
+  auto slot = [&] {
+    return LLVM::AllocaOp::create(b, ptr, LLVM::LLVMArrayType::get(b.getI8Type(), 64),
+                                  one, /*alignment=*/kSlotAlign);
+  };
+  slotA = slot();
+  slotB = slot();
+  slotC = slot();
+  slotD = slot();
+
+  // Workgroup attributions: one runtime buffer each, per workgroup.
+  SmallVector<unsigned> attrArgs;
+  for (unsigned i = nArgs; i < entry.getNumArguments(); ++i) {
+    BlockArgument a = entry.getArgument(i);
+    auto mt = cast<MemRefType>(a.getType());
+    int64_t bytes = mt.getNumElements() * mt.getElementTypeBitWidth() / 8;
+    Value p = call(b, lane::kShared,
+                   {i32(b, i - nArgs), LLVM::ConstantOp::create(b, b.getI64Type(), bytes)},
+                   {ptr});
+    a.replaceAllUsesWith(memrefAt(b, p, mt));
+    attrArgs.push_back(i);
+  }
+  for (unsigned i : llvm::reverse(attrArgs))
+    entry.eraseArgument(i);
+
+  SmallVector<Operation *> ops;
+  f.walk([&](Operation *op) {
+    if (op == f.getOperation())
+      return;
+    if (isa<LLVM::InlineAsmOp>(op) ||
+        (op->getDialect() && llvm::is_contained({"gpu", "amdgpu", "rocdl", "nvvm"},
+                                                op->getDialect()->getNamespace())))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops)
+    rewriteOp(op);
+
+  // The entry the runtime calls: args[i] holds argument i (pointers as
+  // integers).
+  b.setInsertionPointToEnd(module.getBody());
+  auto lanes = func::FuncOp::create(b, (k.getName() + "_lanes").str(),
+                                    b.getFunctionType({ptr}, {}));
+  Block *body = lanes.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> args;
+  for (auto [i, t] : llvm::enumerate(argTypes)) {
+    Value at = i ? ptrTy(b, body->getArgument(0), 8 * static_cast<int64_t>(i))
+                 : Value(body->getArgument(0));
+    Value v = LLVM::LoadOp::create(b, b.getI64Type(), at, 8);
+    if (isa<LLVM::LLVMPointerType>(t))
+      v = LLVM::IntToPtrOp::create(b, t, v);
+    args.push_back(v);
+  }
+  func::CallOp::create(b, f, args);
+  func::ReturnOp::create(b);
+
+  SmallVector<gpu::LaunchFuncOp> launches;
+  module.walk([&](gpu::LaunchFuncOp l) {
+    if (l.getKernelModuleName() == gm.getName() && l.getKernelName() == k.getName())
+      launches.push_back(l);
+  });
+  for (gpu::LaunchFuncOp l : launches)
+    rewriteLaunch(l, lanes);
+  return success();
+}
+
+void Rewriter::rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes) {
+  ImplicitLocOpBuilder b(launch.getLoc(), launch);
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type(), ptr = LLVM::LLVMPointerType::get(ctx);
+  ValueRange ops = launch.getKernelOperands();
+  Value n = LLVM::ConstantOp::create(b, i64, std::max<int64_t>(1, ops.size()));
+  Value args = LLVM::AllocaOp::create(b, ptr, i64, n, /*alignment=*/8);
+  for (auto [i, v] : llvm::enumerate(ops)) {
+    Value x = isa<LLVM::LLVMPointerType>(v.getType())
+                  ? LLVM::PtrToIntOp::create(b, i64, v).getResult()
+                  : v;
+    LLVM::StoreOp::create(b, x, ptrTy(b, args, 8 * static_cast<int64_t>(i)), 8);
+  }
+  auto idx = [&](Value v) { return arith::IndexCastOp::create(b, i64, v); };
+  gpu::KernelDim3 g = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 t = launch.getBlockSizeOperandValues();
+  Value fn = func::ConstantOp::create(b, lanes.getFunctionType(), lanes.getSymName());
+  Value wave = LLVM::ConstantOp::create(b, i64, chip.waveSize);
+  call(b, lane::kLaunch,
+       {fn, idx(g.x), idx(g.y), idx(g.z), idx(t.x), idx(t.y), idx(t.z), args, wave},
+       {});
+  launch.erase();
+}
+
+} // namespace
+
+LogicalResult mlir::fmha::convertLanesToHost(ModuleOp module) {
+  SmallVector<gpu::GPUModuleOp> gms(module.getOps<gpu::GPUModuleOp>());
+  if (gms.empty())
+    return module.emitError("fmha-lanes-to-host: no gpu.module to emulate "
+                            "(run convert-fmha-to-gpu first)");
+  // Check everything before changing anything.
+  SmallVector<std::pair<Chip, gpu::GPUFuncOp>> kernels;
+  for (gpu::GPUModuleOp gm : gms) {
+    FailureOr<Chip> chip = chipOf(gm);
+    if (failed(chip))
+      return failure();
+    for (gpu::GPUFuncOp k : gm.getOps<gpu::GPUFuncOp>()) {
+      if (!k.isKernel())
+        return k.emitOpError("fmha-lanes-to-host: only kernels are emulated");
+      if (k.getNumPrivateAttributions())
+        return k.emitOpError("fmha-lanes-to-host: private attributions are "
+                             "not emulated");
+      if (module.lookupSymbol(k.getName()) ||
+          module.lookupSymbol((k.getName() + "_lanes").str()))
+        return k.emitOpError("fmha-lanes-to-host: the module already has a "
+                             "symbol named like the kernel");
+      for (BlockArgument a : k.getWorkgroupAttributions()) {
+        auto mt = dyn_cast<MemRefType>(a.getType());
+        if (!mt || !mt.hasStaticShape() || !mt.getLayout().isIdentity())
+          return k.emitOpError("fmha-lanes-to-host: workgroup attributions "
+                               "must be static identity memrefs");
+      }
+      WalkResult r = k.walk([&](Operation *op) {
+        if (op == k.getOperation())
+          return WalkResult::advance();
+        if (std::string why = unsupported(op); !why.empty()) {
+          op->emitOpError("fmha-lanes-to-host (") << chip->name << "): the lane "
+              "emulator has no semantics for " << why;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (r.wasInterrupted())
+        return failure();
+      kernels.push_back({*chip, k});
+    }
+  }
+  WalkResult r = module.walk([&](gpu::LaunchFuncOp l) {
+    for (Value v : l.getKernelOperands())
+      if (!isa<LLVM::LLVMPointerType>(v.getType()) && !v.getType().isInteger(64)) {
+        l.emitOpError("fmha-lanes-to-host: kernel operands must be pointers or "
+                      "i64 (the flat ABI), got ")
+            << v.getType();
+        return WalkResult::interrupt();
+      }
+    if (l.getClusterSizeX() || l.getDynamicSharedMemorySize() ||
+        l.getAsyncToken()) {
+      l.emitOpError("fmha-lanes-to-host: clusters, dynamic shared memory and "
+                    "async launches are not emulated");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+
+  for (auto &[chip, k] : kernels) {
+    Rewriter rw;
+    rw.module = module;
+    rw.chip = chip;
+    auto gm = k->getParentOfType<gpu::GPUModuleOp>();
+    if (failed(rw.rewriteKernel(gm, k)))
+      return failure();
+  }
+  for (gpu::GPUModuleOp gm : gms)
+    gm.erase();
+  module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  return success();
+}
+
+namespace {
+struct ConvertLanesToHostPass
+    : mlir::fmha::impl::ConvertLanesToHostBase<ConvertLanesToHostPass> {
+  void runOnOperation() override {
+    if (failed(mlir::fmha::convertLanesToHost(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace

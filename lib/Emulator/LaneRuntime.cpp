@@ -1,0 +1,546 @@
+//===- LaneRuntime.cpp - lanes as coroutines, waves meeting at their ops ---===//
+//
+// The lane emulator's runtime (docs/LANE_EMULATOR.md). One workgroup at a
+// time, on the calling thread: each lane is a ucontext coroutine on its own
+// stack (with a guard page). The scheduler resumes every runnable lane until
+// it waits (at a wave op, a barrier) or returns; then each wave whose lanes
+// all wait at the same wave op has it computed, and when every lane waits
+// at the same barrier the workgroup passes it. Lanes of one wave at
+// different sites, or a barrier that some lanes never reach, is an error
+// (a GPU would hang or compute garbage).
+//
+// The semantics of the wave ops are written from the vendors' documents,
+// independently of the compiler's TargetInfo (which they check):
+// - v_mfma_f32_32x32x16_fp8_fp8 (CDNA3 ISA, "matrix fused multiply add"):
+//   A[i][k] in lane i + 32(k/8), byte k%8; B[k][j] in lane j + 32(k/8),
+//   byte k%8; D[i][j] in lane j + 32((i/4)%2), register 4(i/8) + i%4.
+// - v_mfma_f32_32x32x64_f8f6f4 with fp8 (CDNA4 ISA, the double-rate
+//   layout): A[i][k] in lane i + 32((k/16)%2), byte 16(k/32) + k%16; B the
+//   same with j; D as above.
+// - mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 (PTX ISA, "Matrix
+//   fragments for mma.m16n8k32"): with g = lane/4, t = lane%4, A byte e at
+//   (g + 8((e/4)%2), 4t + e%4 + 16(e/8)), B byte e at (4t + e%4 + 16(e/4),
+//   g), C/D register v at (g + 8(v/2), 2t + v%2).
+// Products of fp8 values are exact; the runtime sums them in double and
+// adds C before one rounding to f32 (the hardware's internal precision is
+// not documented; the H200 comparison in docs/LANE_EMULATOR.md measures
+// the difference).
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Emulator/LaneRuntime.h"
+#include "fmha/Emulator/LaneABI.h"
+#include "fmha/Reference/FloatCodec.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace fmha::lane {
+namespace {
+
+using ref::DType;
+
+DType dtypeOf(int32_t fmt) {
+  switch (fmt) {
+  case E4M3FNUZ:
+    return DType::F8E4M3FNUZ;
+  case E5M2:
+    return DType::F8E5M2;
+  case E5M2FNUZ:
+    return DType::F8E5M2FNUZ;
+  default:
+    return DType::F8E4M3FN;
+  }
+}
+
+enum class State { Runnable, AtWaveOp, AtBarrier, Done };
+enum class WaveOp { None, Shuffle, ReadFirstLane, Mma };
+
+struct Lane {
+  ucontext_t ctx;
+  char *stack = nullptr; // base of the mapping (guard page first)
+  int64_t linear = 0;    // thread index in the workgroup
+  State state = State::Runnable;
+  WaveOp op = WaveOp::None;
+  int32_t site = -1;
+  // Operands of the op it waits at, and its result.
+  int32_t mode = 0, value = 0, offset = 0, width = 0, kind = 0;
+  void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+  int64_t result = 0;
+};
+
+constexpr size_t kStackBytes = 1 << 20; // per lane; only what is touched is committed
+
+struct Launch {
+  void (*entry)(int64_t *) = nullptr;
+  int64_t *args = nullptr;
+  int64_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1}, blockId[3] = {0, 0, 0};
+  int64_t waveSize = 1;
+  std::vector<Lane> lanes;
+  std::vector<std::vector<uint8_t>> shared;
+  ucontext_t scheduler;
+  Lane *current = nullptr;
+  size_t page = 4096;
+
+  ~Launch() {
+    for (Lane &l : lanes)
+      if (l.stack)
+        munmap(l.stack, kStackBytes + page);
+  }
+};
+
+thread_local Launch *tLaunch = nullptr;
+thread_local std::string tError;
+thread_local LaneRuntimeStats tStats;
+
+void setError(const std::string &msg) {
+  if (tError.empty())
+    tError = msg;
+}
+
+std::string where(const Launch &L, const Lane &l) {
+  return "workgroup (" + std::to_string(L.blockId[0]) + ", " +
+         std::to_string(L.blockId[1]) + ", " + std::to_string(L.blockId[2]) +
+         ") lane " + std::to_string(l.linear);
+}
+
+void trampoline() {
+  Launch *L = tLaunch;
+  Lane *l = L->current;
+  L->entry(L->args);
+  l->state = State::Done;
+  // uc_link returns to the scheduler.
+}
+
+/// The calling lane waits at a wave op or barrier; back when it is done.
+void suspend(State s, WaveOp op, int32_t site) {
+  Launch *L = tLaunch;
+  Lane *l = L->current;
+  l->state = s;
+  l->op = op;
+  l->site = site;
+  ++tStats.switches;
+  swapcontext(&l->ctx, &L->scheduler);
+}
+
+//===----------------------------------------------------------------------===//
+// Wave ops
+//===----------------------------------------------------------------------===//
+
+void runShuffle(Lane *const *w, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    Lane &l = *w[i];
+    int64_t width = l.width > 0 ? l.width : n;
+    int64_t seg = (i / width) * width, li = i - seg, src = li;
+    switch (l.mode) {
+    case Xor: src = li ^ l.offset; break;
+    case Up: src = li - l.offset; break;
+    case Down: src = li + l.offset; break;
+    default: src = l.offset; break;
+    }
+    bool valid = src >= 0 && src < width && seg + src < n;
+    int32_t v = valid ? w[seg + src]->value : l.value;
+    l.result = static_cast<int64_t>(static_cast<uint32_t>(v)) |
+               (static_cast<int64_t>(valid) << 32);
+  }
+}
+
+struct Frag {
+  int64_t row, col;
+};
+
+/// One MMA over the wave's lanes, from the documented fragment layouts.
+bool runMma(Lane *const *w, int64_t n, std::string &err) {
+  int32_t kind = w[0]->kind;
+  MmaShape shape = mmaKindShape(kind);
+  DType ta = dtypeOf(mmaKindA(kind)), tb = dtypeOf(mmaKindB(kind));
+  int64_t M = 0, N = 0, K = 0, aBytes = 0, bBytes = 0, accRegs = 0, lanes = 0;
+  switch (shape) {
+  case Mfma32x32x16:
+    M = 32, N = 32, K = 16, aBytes = bBytes = 8, accRegs = 16, lanes = 64;
+    break;
+  case Mfma32x32x64:
+    M = 32, N = 32, K = 64, aBytes = bBytes = 32, accRegs = 16, lanes = 64;
+    break;
+  case MmaSyncM16N8K32:
+    M = 16, N = 8, K = 32, aBytes = 16, bBytes = 8, accRegs = 4, lanes = 32;
+    break;
+  }
+  if (shape != Mfma32x32x16 && shape != Mfma32x32x64 && shape != MmaSyncM16N8K32) {
+    err = "unknown MMA kind " + std::to_string(kind);
+    return false;
+  }
+  if (n != lanes) {
+    err = "MMA kind " + std::to_string(kind) + " needs a wave of " +
+          std::to_string(lanes) + " lanes, got " + std::to_string(n);
+    return false;
+  }
+  for (int64_t l = 0; l < n; ++l)
+    if (w[l]->kind != kind) {
+      err = "lanes of one wave issued different MMA kinds at one site";
+      return false;
+    }
+  auto aAt = [&](int64_t l, int64_t e) -> Frag {
+    if (shape == Mfma32x32x16)
+      return {l % 32, 8 * (l / 32) + e};
+    if (shape == Mfma32x32x64)
+      return {l % 32, 16 * (l / 32) + 32 * (e / 16) + e % 16};
+    return {l / 4 + 8 * ((e / 4) % 2), 4 * (l % 4) + e % 4 + 16 * (e / 8)};
+  };
+  auto bAt = [&](int64_t l, int64_t e) -> Frag { // (k, col)
+    if (shape == Mfma32x32x16)
+      return {8 * (l / 32) + e, l % 32};
+    if (shape == Mfma32x32x64)
+      return {16 * (l / 32) + 32 * (e / 16) + e % 16, l % 32};
+    return {4 * (l % 4) + e % 4 + 16 * (e / 4), l / 4};
+  };
+  auto accAt = [&](int64_t l, int64_t v) -> Frag {
+    if (shape == MmaSyncM16N8K32)
+      return {l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2};
+    return {8 * (v / 4) + 4 * (l / 32) + v % 4, l % 32};
+  };
+  std::vector<double> A(M * K), B(K * N), C(M * N);
+  for (int64_t l = 0; l < n; ++l) {
+    auto *a = static_cast<const uint8_t *>(w[l]->a);
+    auto *b = static_cast<const uint8_t *>(w[l]->b);
+    auto *c = static_cast<const float *>(w[l]->c);
+    for (int64_t e = 0; e < aBytes; ++e) {
+      Frag f = aAt(l, e);
+      A[f.row * K + f.col] = ref::decodeFp8(ta, a[e]);
+    }
+    for (int64_t e = 0; e < bBytes; ++e) {
+      Frag f = bAt(l, e);
+      B[f.row * N + f.col] = ref::decodeFp8(tb, b[e]);
+    }
+    for (int64_t v = 0; v < accRegs; ++v) {
+      Frag f = accAt(l, v);
+      C[f.row * N + f.col] = c[v];
+    }
+  }
+  for (int64_t l = 0; l < n; ++l) {
+    auto *d = static_cast<float *>(w[l]->d);
+    for (int64_t v = 0; v < accRegs; ++v) {
+      Frag f = accAt(l, v);
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k)
+        s += A[f.row * K + k] * B[k * N + f.col];
+      d[v] = static_cast<float>(s + C[f.row * N + f.col]);
+    }
+  }
+  ++tStats.mmas;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The scheduler of one workgroup
+//===----------------------------------------------------------------------===//
+
+const char *opName(WaveOp op) {
+  switch (op) {
+  case WaveOp::Shuffle: return "shuffle";
+  case WaveOp::ReadFirstLane: return "readfirstlane";
+  case WaveOp::Mma: return "MMA";
+  default: return "?";
+  }
+}
+
+const char *stateName(const Lane &l) {
+  switch (l.state) {
+  case State::AtWaveOp: return opName(l.op);
+  case State::AtBarrier: return "barrier";
+  case State::Done: return "return";
+  default: return "running";
+  }
+}
+
+bool runWorkgroup(Launch &L) {
+  int64_t threads = L.block[0] * L.block[1] * L.block[2];
+  for (auto &s : L.shared)
+    std::memset(s.data(), 0x7F, s.size());
+  for (int64_t i = 0; i < threads; ++i) {
+    Lane &l = L.lanes[i];
+    l.linear = i;
+    l.state = State::Runnable;
+    l.op = WaveOp::None;
+    getcontext(&l.ctx);
+    l.ctx.uc_stack.ss_sp = l.stack + L.page;
+    l.ctx.uc_stack.ss_size = kStackBytes;
+    l.ctx.uc_link = &L.scheduler;
+    makecontext(&l.ctx, trampoline, 0);
+  }
+  tStats.lanes += threads;
+  ++tStats.workgroups;
+  int64_t W = L.waveSize, waves = (threads + W - 1) / W;
+  std::vector<Lane *> wave(W);
+  for (;;) {
+    bool ran = false;
+    for (int64_t i = 0; i < threads; ++i) {
+      Lane &l = L.lanes[i];
+      if (l.state != State::Runnable)
+        continue;
+      L.current = &l;
+      ++tStats.switches;
+      swapcontext(&L.scheduler, &l.ctx);
+      ran = true;
+      if (!tError.empty())
+        return false;
+    }
+    // Waves whose lanes all wait at one wave op.
+    bool progressed = false;
+    for (int64_t w = 0; w < waves; ++w) {
+      int64_t n = std::min(W, threads - w * W);
+      for (int64_t i = 0; i < n; ++i)
+        wave[i] = &L.lanes[w * W + i];
+      Lane &first = *wave[0];
+      int64_t atOp = 0;
+      for (int64_t i = 0; i < n; ++i)
+        atOp += wave[i]->state == State::AtWaveOp;
+      if (!atOp)
+        continue;
+      for (int64_t i = 0; i < n; ++i) {
+        Lane &l = *wave[i];
+        if (l.state != State::AtWaveOp || l.site != first.site) {
+          const Lane &at = first.state == State::AtWaveOp ? first : l;
+          const Lane &other = &at == &first ? l : first;
+          setError("lanes of one wave diverged in " + where(L, first) + ": lane " +
+                   std::to_string(at.linear) + " waits at " + opName(at.op) +
+                   " (site " + std::to_string(at.site) + "), lane " +
+                   std::to_string(other.linear) + " at " + stateName(other) +
+                   (other.state == State::AtWaveOp || other.state == State::AtBarrier
+                        ? " (site " + std::to_string(other.site) + ")"
+                        : std::string()));
+          return false;
+        }
+      }
+      std::string err;
+      switch (first.op) {
+      case WaveOp::Shuffle:
+        runShuffle(wave.data(), n);
+        break;
+      case WaveOp::ReadFirstLane:
+        for (int64_t i = 0; i < n; ++i)
+          wave[i]->result = first.value;
+        break;
+      case WaveOp::Mma:
+        if (!runMma(wave.data(), n, err)) {
+          setError(err + " (" + where(L, first) + ")");
+          return false;
+        }
+        break;
+      default:
+        break;
+      }
+      for (int64_t i = 0; i < n; ++i)
+        wave[i]->state = State::Runnable;
+      progressed = true;
+    }
+    if (progressed || ran)
+      continue;
+    // No lane runs: all returned, or all wait at one barrier.
+    int64_t done = 0;
+    const Lane *b0 = nullptr;
+    for (int64_t i = 0; i < threads; ++i) {
+      Lane &l = L.lanes[i];
+      done += l.state == State::Done;
+      if (l.state == State::AtBarrier && !b0)
+        b0 = &l;
+    }
+    if (done == threads)
+      return true;
+    for (int64_t i = 0; i < threads; ++i) {
+      Lane &l = L.lanes[i];
+      if (l.state != State::AtBarrier || l.site != b0->site) {
+        setError("barrier not reached by every lane in " + where(L, *b0) +
+                 ": lane " + std::to_string(b0->linear) + " waits at barrier site " +
+                 std::to_string(b0->site) + ", lane " + std::to_string(l.linear) +
+                 " at " + stateName(l) +
+                 (l.state == State::AtBarrier ? " site " + std::to_string(l.site)
+                                              : std::string()));
+        return false;
+      }
+    }
+    for (int64_t i = 0; i < threads; ++i)
+      L.lanes[i].state = State::Runnable;
+    ++tStats.barriers;
+  }
+}
+
+Lane &self() { return *tLaunch->current; }
+
+//===----------------------------------------------------------------------===//
+// Lane-local numerics
+//===----------------------------------------------------------------------===//
+
+float flushDenormal(float x) {
+  return std::fabs(x) < FLT_MIN ? std::copysign(0.0f, x) : x;
+}
+
+} // namespace
+
+extern "C" {
+
+void fmha_lane_launch(void (*entry)(int64_t *), int64_t gx, int64_t gy,
+                      int64_t gz, int64_t bx, int64_t by, int64_t bz,
+                      int64_t *args, int64_t waveSize) {
+  if (tLaunch) {
+    setError("fmha_lane_launch called from inside a lane");
+    return;
+  }
+  if (gx < 0 || gy < 0 || gz < 0 || bx < 1 || by < 1 || bz < 1 || waveSize < 1 ||
+      bx * by * bz > 1024) {
+    setError("invalid launch: grid (" + std::to_string(gx) + ", " +
+             std::to_string(gy) + ", " + std::to_string(gz) + "), block (" +
+             std::to_string(bx) + ", " + std::to_string(by) + ", " +
+             std::to_string(bz) + "), wave " + std::to_string(waveSize));
+    return;
+  }
+  auto L = std::make_unique<Launch>();
+  L->entry = entry;
+  L->args = args;
+  L->grid[0] = gx, L->grid[1] = gy, L->grid[2] = gz;
+  L->block[0] = bx, L->block[1] = by, L->block[2] = bz;
+  L->waveSize = waveSize;
+  L->page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  int64_t threads = bx * by * bz;
+  L->lanes.resize(threads);
+  for (Lane &l : L->lanes) {
+    void *m = mmap(nullptr, kStackBytes + L->page, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+      setError("cannot map lane stacks");
+      return;
+    }
+    l.stack = static_cast<char *>(m);
+    mprotect(l.stack, L->page, PROT_NONE); // guard: an overflow faults
+  }
+  tLaunch = L.get();
+  for (int64_t z = 0; z < gz && tError.empty(); ++z)
+    for (int64_t y = 0; y < gy && tError.empty(); ++y)
+      for (int64_t x = 0; x < gx && tError.empty(); ++x) {
+        L->blockId[0] = x, L->blockId[1] = y, L->blockId[2] = z;
+        if (!runWorkgroup(*L))
+          break;
+      }
+  tLaunch = nullptr;
+}
+
+int64_t fmha_lane_id(int32_t which) {
+  Launch &L = *tLaunch;
+  int64_t i = self().linear;
+  switch (which) {
+  case ThreadX: return i % L.block[0];
+  case ThreadY: return (i / L.block[0]) % L.block[1];
+  case ThreadZ: return i / (L.block[0] * L.block[1]);
+  case BlockX: return L.blockId[0];
+  case BlockY: return L.blockId[1];
+  case BlockZ: return L.blockId[2];
+  default: return 0;
+  }
+}
+
+void *fmha_lane_shared(int32_t index, int64_t bytes) {
+  Launch &L = *tLaunch;
+  if (index < 0 || bytes < 0)
+    return nullptr;
+  if (static_cast<size_t>(index) >= L.shared.size())
+    L.shared.resize(index + 1);
+  std::vector<uint8_t> &s = L.shared[index];
+  if (s.empty() && bytes) {
+    s.assign(static_cast<size_t>(bytes), 0x7F); // unwritten bytes read as 0x7F
+  } else if (static_cast<int64_t>(s.size()) != bytes) {
+    setError("workgroup buffer " + std::to_string(index) + " asked with " +
+             std::to_string(bytes) + " bytes, has " + std::to_string(s.size()));
+  }
+  return s.data();
+}
+
+void fmha_lane_barrier(int32_t site) { suspend(State::AtBarrier, WaveOp::None, site); }
+
+int64_t fmha_lane_shuffle(int32_t site, int32_t mode, int32_t value,
+                          int32_t offset, int32_t width) {
+  Lane &l = self();
+  l.mode = mode, l.value = value, l.offset = offset, l.width = width;
+  suspend(State::AtWaveOp, WaveOp::Shuffle, site);
+  return l.result;
+}
+
+int32_t fmha_lane_readfirstlane(int32_t site, int32_t value) {
+  Lane &l = self();
+  l.value = value;
+  suspend(State::AtWaveOp, WaveOp::ReadFirstLane, site);
+  return static_cast<int32_t>(l.result);
+}
+
+void fmha_lane_mma(int32_t site, int32_t kind, void *a, void *b, void *c,
+                   void *d) {
+  Lane &l = self();
+  l.kind = kind, l.a = a, l.b = b, l.c = c, l.d = d;
+  suspend(State::AtWaveOp, WaveOp::Mma, site);
+}
+
+/// v_cvt_pk_fp8_f32: round to nearest even; src a to the low byte of word
+/// `wordSel`, b to its high byte; the other word kept from `old`.
+int32_t fmha_lane_cvt_pk_fp8(float a, float b, int32_t old, int32_t wordSel,
+                             int32_t fmt) {
+  DType t = dtypeOf(fmt);
+  uint32_t lo = ref::encode(t, a, ref::Overflow::Saturate) & 0xFF;
+  uint32_t hi = ref::encode(t, b, ref::Overflow::Saturate) & 0xFF;
+  uint32_t word = lo | hi << 8, shift = wordSel ? 16 : 0;
+  uint32_t r = (static_cast<uint32_t>(old) & ~(0xFFFFu << shift)) | word << shift;
+  return static_cast<int32_t>(r);
+}
+
+/// cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, hi, lo: hi to the upper byte.
+int32_t fmha_lane_cvt_fp8x2(float hi, float lo, int32_t fmt) {
+  DType t = dtypeOf(fmt);
+  uint32_t h = ref::encode(t, hi, ref::Overflow::Saturate) & 0xFF;
+  uint32_t l = ref::encode(t, lo, ref::Overflow::Saturate) & 0xFF;
+  return static_cast<int32_t>(h << 8 | l);
+}
+
+/// v_exp_f32 (denormals flushed, as the kernels' preserve-sign mode) and
+/// ex2.approx.ftz.f32: modelled as correctly rounded with denormal inputs
+/// and outputs flushed to zero.
+float fmha_lane_exp2(float x) {
+  return flushDenormal(static_cast<float>(std::exp2(static_cast<double>(flushDenormal(x)))));
+}
+
+/// v_log_f32 / lg2.approx.ftz.f32, modelled the same way.
+float fmha_lane_log2(float x) {
+  return flushDenormal(static_cast<float>(std::log2(static_cast<double>(flushDenormal(x)))));
+}
+
+} // extern "C"
+
+std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
+  return {{kLaunch, reinterpret_cast<void *>(&fmha_lane_launch)},
+          {kId, reinterpret_cast<void *>(&fmha_lane_id)},
+          {kShared, reinterpret_cast<void *>(&fmha_lane_shared)},
+          {kBarrier, reinterpret_cast<void *>(&fmha_lane_barrier)},
+          {kShuffle, reinterpret_cast<void *>(&fmha_lane_shuffle)},
+          {kReadFirstLane, reinterpret_cast<void *>(&fmha_lane_readfirstlane)},
+          {kMma, reinterpret_cast<void *>(&fmha_lane_mma)},
+          {kCvtPkFp8, reinterpret_cast<void *>(&fmha_lane_cvt_pk_fp8)},
+          {kCvtFp8x2, reinterpret_cast<void *>(&fmha_lane_cvt_fp8x2)},
+          {kExp2, reinterpret_cast<void *>(&fmha_lane_exp2)},
+          {kLog2, reinterpret_cast<void *>(&fmha_lane_log2)}};
+}
+
+std::string takeLaneRuntimeError() {
+  std::string e;
+  std::swap(e, tError);
+  return e;
+}
+
+LaneRuntimeStats takeLaneRuntimeStats() {
+  LaneRuntimeStats s = tStats;
+  tStats = {};
+  return s;
+}
+
+} // namespace fmha::lane
