@@ -1,17 +1,42 @@
 #!/usr/bin/env python3
-"""Compiles the H200 numerics matrix (issue 7): one PTX kernel + manifest per case.
+"""Compiles the H200 numerics matrix (issues 7 and 12): one PTX kernel + manifest per case.
 
-Usage: make_matrix.py --fmha-compile PATH --out DIR [--quick]
+Usage: make_matrix.py --fmha-compile PATH --out DIR [--sets main,short,spread]
+                      [--quick] [--jobs N] [--list]
 
-The cases: page sizes 1, 16, 48, 64, 1024 x page table (CSR with NHD, block
-table with HND) x quantization (kv_blockscale, per_tensor) x mask (causal,
-window 128/16, none) x heads (Hq/Hkv 32/8 with B = 8 ragged sequences up to
-Sk 8192, 16/16 with B = 4), D 128, f8E4M3FN Q/K/V, bf16 out. Writes
-DIR/NAME.ptx, DIR/NAME.json and DIR/cases.txt (one NAME and its flags per
-line). The runner (fmha-cuda-run) makes the inputs from the manifest's
-request on the device and checks against the oracle and the emulation.
+Three sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
+docs/REGIMES.md, bench/regimes.py):
+
+- main (216 cases): page sizes 1, 8, 16, 32, 48, 64, 96, 128, 1024 x page
+  table (CSR with NHD, block table with HND) x quantization (kv_blockscale,
+  per_tensor) x mask (causal, window 128/16, none) x heads (Hq/Hkv 32/8 with
+  B = 8 ragged sequences up to Sk 8192, 16/16 with B = 4), D 128. Issue 7's
+  120 cases are the pages 1, 16, 48, 64, 1024 of this set, under the same
+  names.
+- short (60 cases): every page size of docs/REGIMES.md (1, 8, 16, 32, 48, 64,
+  96, 128, 192, 1024) x (kv_blockscale, per_tensor) x (CSR + NHD + causal,
+  block table + HND + window 16/4, CSR + HND + no mask), heads 8/2, D 128,
+  lse, one batch of the short sequences Sk = 1, 5, 63, 65 (one below and
+  above a tile of 64), P - 1, P + 1 and a last sequence with Sk = 0 (Sq 9 over
+  Sk 5 and Sq 65 over Sk 65 add fully masked rows and a second, ragged q
+  tile). With P = 32 (the page_groups route) Sk = 1, 5, 65 and 33 leave 1,
+  5, 1 and 1 keys in the last page: the route's fault window (Sk % P in
+  1..6). With the uniform pages (64, 128, 192, 1024) and CSR, the last Sk = 0
+  is where the page-id prefetch reads one entry past kv_page_indices.
+- spread (30 cases): `--data spread` (K and V magnitudes 2^-6 .. 2^6 per
+  physical page and KV head, the test that sees descales, SPEC section 6),
+  kv_blockscale, every page size: the 16/16 lengths with CSR + NHD + causal
+  and with block table + HND + window 128/16, and the short batch with CSR +
+  NHD + causal.
+
+All: f8E4M3FN Q/K/V, bf16 out, seed 7. Writes DIR/NAME.ptx, DIR/NAME.json and
+DIR/cases.txt (NAME, status, flags per line). The runner (fmha-cuda-run)
+makes the inputs from the manifest's request on the device and checks against
+the oracle and the emulation. A case fmha-compile rejects (e.g. `--data`
+before fmha-compile has the flag) is listed as compile-failed and not run.
 """
 import argparse
+import concurrent.futures
 import itertools
 import os
 import subprocess
@@ -23,36 +48,122 @@ LENS = {
     "32/8": ("37,1,128,300,64,5,200,17", "8192,1,1500,300,4000,64,2100,700"),
     "16/16": ("100,33,257,9", "1100,33,3000,129"),
 }
+MAIN_PAGES = [1, 8, 16, 32, 48, 64, 96, 128, 1024]
+REGIME_PAGES = [1, 8, 16, 32, 48, 64, 96, 128, 192, 1024]
+BLOCK_N = 64  # sm_90's BlockN (SelectConfig.cpp)
+VARIANTS = [("csr", "nhd", "causal"), ("block", "hnd", "window:16,4"), ("csr", "hnd", "none")]
+
+
+def short_lens(page):
+    """(qo, kv) lists: Sk = 1, 5, BN-1, BN+1, P-1, P+1 without repeats, then Sk = 0."""
+    pairs = []
+    for sq, sk in [(1, 1), (9, 5), (33, BLOCK_N - 1), (65, BLOCK_N + 1),
+                   (min(page - 1, 30), page - 1), (17, page + 1)]:
+        if sk >= 1 and sk not in [k for _, k in pairs]:
+            pairs.append((sq, sk))
+    pairs.append((4, 0))
+    return ",".join(str(q) for q, _ in pairs), ",".join(str(k) for _, k in pairs)
+
+
+def flags_of(page, table, layout, quant, mask, heads, qo, kv, extra=()):
+    return ["--chip", "sm_90", "--page-size", str(page), "--table", table, "--layout", layout,
+            "--quant", quant, "--mask", mask, "--heads", heads, "--qo-len", qo, "--kv-len", kv,
+            "--head-dim", "128", "--seed", "7"] + list(extra)
+
+
+def tag(mask):
+    return mask.split(":")[0]
+
+
+def cases(sets, quick):
+    out = []
+    if "main" in sets:
+        grid = itertools.product(MAIN_PAGES, ["csr", "block"], ["kv_blockscale", "per_tensor"],
+                                 ["causal", "window:128,16", "none"], ["32/8", "16/16"])
+        for page, table, quant, mask, heads in grid:
+            if quick and (table, quant, mask, heads) != ("csr", "kv_blockscale", "causal", "32/8"):
+                continue
+            layout = "nhd" if table == "csr" else "hnd"
+            qo, kv = LENS[heads]
+            name = f"p{page}-{table}-{quant}-{tag(mask)}-{heads.replace('/', 'x')}"
+            out.append((name, flags_of(page, table, layout, quant, mask, heads, qo, kv)))
+    if "short" in sets:
+        for page, quant, (table, layout, mask) in itertools.product(
+                REGIME_PAGES, ["kv_blockscale", "per_tensor"], VARIANTS):
+            if quick and (quant, mask) != ("kv_blockscale", "causal"):
+                continue
+            qo, kv = short_lens(page)
+            name = f"short-p{page}-{table}-{layout}-{quant}-{tag(mask)}-8x2"
+            out.append((name, flags_of(page, table, layout, quant, mask, "8/2", qo, kv,
+                                       ["--lse"])))
+    if "spread" in sets:
+        for page in REGIME_PAGES:
+            spread = ["--data", "spread"]
+            qo, kv = LENS["16/16"]
+            for table, layout, mask in [("csr", "nhd", "causal"), ("block", "hnd", "window:128,16")]:
+                if quick and mask != "causal":
+                    continue
+                name = f"spread-p{page}-{table}-kv_blockscale-{tag(mask)}-16x16"
+                out.append((name, flags_of(page, table, layout, "kv_blockscale", mask, "16/16",
+                                           qo, kv, spread)))
+            qo, kv = short_lens(page)
+            out.append((f"spread-short-p{page}-csr-kv_blockscale-causal-8x2",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "8/2", qo, kv,
+                                 spread + ["--lse"])))
+    names = [n for n, _ in out]
+    assert len(names) == len(set(names)), "case names must be unique"
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--fmha-compile", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--quick", action="store_true", help="one case per page size")
+    ap.add_argument("--fmha-compile")
+    ap.add_argument("--out")
+    ap.add_argument("--sets", default="main,short,spread",
+                    help="comma list of main, short, spread (default: all)")
+    ap.add_argument("--quick", action="store_true",
+                    help="main: one case per page size; short and spread: causal kv_blockscale only")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--list", action="store_true", help="print NAME<TAB>flags, compile nothing")
     a = ap.parse_args()
+    sets = set(a.sets.split(","))
+    if not sets <= {"main", "short", "spread"}:
+        ap.error("--sets takes main, short, spread")
+    todo = cases(sets, a.quick)
+    if a.list:
+        for name, flags in todo:
+            print(f"{name}\t{' '.join(flags)}")
+        print(f"{len(todo)} cases", file=sys.stderr)
+        return 0
+    if not a.fmha_compile or not a.out:
+        ap.error("--fmha-compile and --out are required (or --list)")
     os.makedirs(a.out, exist_ok=True)
-    cases = []
-    grid = itertools.product([1, 16, 48, 64, 1024], ["csr", "block"], ["kv_blockscale", "per_tensor"],
-                             ["causal", "window:128,16", "none"], ["32/8", "16/16"])
-    for page, table, quant, mask, heads in grid:
-        if a.quick and (table, quant, mask, heads) != ("csr", "kv_blockscale", "causal", "32/8"):
-            continue
-        layout = "nhd" if table == "csr" else "hnd"
-        qo, kv = LENS[heads]
-        name = f"p{page}-{table}-{quant}-{mask.split(':')[0]}-{heads.replace('/', 'x')}"
-        flags = ["--chip", "sm_90", "--page-size", str(page), "--table", table, "--layout", layout,
-                 "--quant", quant, "--mask", mask, "--heads", heads, "--qo-len", qo, "--kv-len", kv,
-                 "--head-dim", "128", "--seed", "7"]
+
+    def compile_one(case):
+        name, flags = case
         r = subprocess.run([a.fmha_compile, "-o", os.path.join(a.out, name)] + flags,
                            capture_output=True, text=True)
-        status = "ok" if r.returncode == 0 else f"compile-failed({r.returncode}): {r.stderr.strip()[:200]}"
-        cases.append((name, status, " ".join(flags)))
-        print(f"{name}: {status}", file=sys.stderr)
+        if r.returncode == 0:
+            return "ok"
+        # No half-written pair: the runner would take a lone NAME.json.
+        for ext in (".json", ".ptx"):
+            try:
+                os.remove(os.path.join(a.out, name + ext))
+            except FileNotFoundError:
+                pass
+        return f"compile-failed({r.returncode}): {r.stderr.strip()[:200]}"
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
+        statuses = list(pool.map(compile_one, todo))
+    failed = 0
     with open(os.path.join(a.out, "cases.txt"), "w") as f:
-        for name, status, flags in cases:
-            f.write(f"{name}\t{status}\t{flags}\n")
+        for (name, flags), status in zip(todo, statuses):
+            f.write(f"{name}\t{status}\t{' '.join(flags)}\n")
+            print(f"{name}: {status}", file=sys.stderr)
+            failed += status != "ok"
+    print(f"{len(todo)} cases: {len(todo) - failed} compiled, {failed} failed", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
