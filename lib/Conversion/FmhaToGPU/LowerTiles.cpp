@@ -993,12 +993,21 @@ LogicalResult Lowering::lowerGatherDescale(GatherDescaleOp op) {
     for (int64_t v = 0; v < accPerLane(); ++v) {
       int64_t rep = repOf[j * accPerLane() + v];
       if (!loaded.count(rep)) {
+        // A key past the end takes the descale of the sequence's last key:
+        // every key of a partly filled last page then has its page's
+        // descale. The PV product's page groups scale a whole MMA step by
+        // the descale one lane holds (lowerTileMma), and that lane's key may
+        // be past the end while the step holds valid keys of other lanes;
+        // a zero there dropped the step's whole contribution to the lane's
+        // output (docs/REGIMES.md, "page group with a partly filled last
+        // page"). Past-the-end keys are masked, so their own descale never
+        // matters. A tile is only processed when len >= 1.
         int64_t rj = rep / accPerLane(), rv = rep % accPerLane();
         Value key = arith::AddIOp::create(b, start, colOf(rj, rv));
-        Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len);
-        Value id = pageIdOfKey(ids, key, valid);
-        id = arith::SelectOp::create(b, valid, id, cI32(b, -1));
-        loaded[rep] = load(id);
+        key = arith::MinSIOp::create(
+            b, key, arith::SubIOp::create(b, len, cI32(b, 1)));
+        Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+        loaded[rep] = load(pageIdOfKey(ids, key, always));
       }
       e.push_back(loaded[rep]);
     }

@@ -1,0 +1,87 @@
+// fmha-lanes-to-host refuses what it has no semantics for, naming the op,
+// before it changes anything.
+// RUN: fmha-opt %s --split-input-file --fmha-lanes-to-host --verify-diagnostics
+
+// expected-error @+1 {{fmha-lanes-to-host: no gpu.module to emulate (run convert-fmha-to-gpu first)}}
+module {
+  func.func @f() { return }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#rocdl.target<chip = "gfx942">] {
+    gpu.func @k(%v: i1) kernel {
+      // expected-error @+1 {{fmha-lanes-to-host (gfx942): the lane emulator has no semantics for 'rocdl.ballot'}}
+      %b = rocdl.ballot %v : i32
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_90">] {
+    gpu.func @k(%v: f32) kernel {
+      // expected-error @+1 {{the lane emulator has no semantics for inline assembly 'tanh.approx.f32 $0, $1;'}}
+      %t = llvm.inline_asm asm_dialect = att "tanh.approx.f32 $0, $1;", "=f,f" %v : (f32) -> f32
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#rocdl.target<chip = "gfx942">] {
+    gpu.func @k() kernel {
+      %a = arith.constant dense<0.5> : vector<8xf8E4M3FNUZ>
+      %c = arith.constant dense<0.0> : vector<16xf32>
+      // expected-error @+1 {{the lane emulator has no semantics for an MFMA with blocks, broadcast, permute or negate modifiers}}
+      %d = amdgpu.mfma 32x32x16 %a * %a + %c {cbsz = 1 : i32} blgp = none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<16xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#rocdl.target<chip = "gfx942">] {
+    gpu.func @k(%v: i64) kernel {
+      %c = arith.constant 1 : i32
+      %w = arith.constant 64 : i32
+      // expected-error @+1 {{the lane emulator has no semantics for a shuffle of a non-32-bit value}}
+      %s, %ok = gpu.shuffle xor %v, %c, %w : i64
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  func.func @host(%x: i32) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{fmha-lanes-to-host: kernel operands must be pointers or i64 (the flat ABI), got 'i32'}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : i32)
+    return
+  }
+  gpu.module @kernels [#rocdl.target<chip = "gfx942">] {
+    gpu.func @k(%x: i32) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{fmha-lanes-to-host: expected one target on the gpu.module}}
+  gpu.module @kernels {
+    gpu.func @k() kernel {
+      gpu.return
+    }
+  }
+}
