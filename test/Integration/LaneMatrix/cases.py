@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""The lane-emulator regime matrix: one fmha-run flag set per (chip, regime).
+
+Prints one line per case:
+
+    CHIP<TAB>REGIME-NAME<TAB>flags...
+
+to be run as `fmha-run --target CHIP flags...`. The page regimes and their
+page sizes come from bench/regimes.py (the rules of SelectConfig, Tile,
+PrefetchPageIds and LowerTiles; docs/REGIMES.md); the sequence lengths are
+computed from each chip's tile sizes, k step and page size, so a case named
+"kv-page-plus-1" has Sk = P + 1 on every chip. REGIME-NAME is
+PAGE-REGIME.SEQUENCE-REGIME, unique per chip.
+
+Sizes are small (the emulator runs every lane of every workgroup on one CPU
+thread): 2/1 or 4/2 heads, D 64 (128 once), B <= 3, Sq and Sk under 300.
+quant none is not a GPU request (it needs 16-bit q/k/v, and the GPU lowering
+takes fp8 Q and caches only), so every case is kv_blockscale or per_tensor.
+
+Only the cases named `*.last-page-fault` put a partly filled last page into
+the page_groups fault window (Sk % P in 1..R, docs/REGIMES.md); every other
+case keeps out of it (checked when the list is built), so a failure names its
+regime.
+
+Usage:
+  cases.py [--chip CHIP]                 the list
+  cases.py --verify FMHA_COMPILE [--chip CHIP]
+                                         compiles every case with
+                                         `fmha-compile --chip CHIP flags --emit=mlir`
+                                         and checks k_step and the V-descale
+                                         route against the regime (exit 1 on
+                                         a failure)
+  cases.py --count                       cases per chip
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import regimes  # noqa: E402  (bench/regimes.py)
+
+
+def page_of(chip, name, quant="kv_blockscale", prefer=None):
+    """The page size of a regime on a chip (the smallest, or `prefer`), None if
+    the chip never reaches it."""
+    pages = [p for p in regimes.PAGES if regimes.regime(chip, p, quant)["name"] == name]
+    if not pages:
+        return None
+    return prefer if prefer in pages else pages[0]
+
+
+class Builder:
+    def __init__(self, chip):
+        self.chip = chip
+        self.c = regimes.CHIPS[chip]
+        self.cases = []
+        self.seed = 1
+
+    def add(self, seq, page, qo, kv, quant="kv_blockscale", table="csr", layout="nhd",
+            mask="causal", heads="2/1", dim="64", lse=True, extra=(), fault=False):
+        r = regimes.regime(self.chip, page, quant)
+        kvs = [int(x) for x in str(kv).split(",")]
+        qos = [int(x) for x in str(qo).split(",")]
+        assert len(qos) == len(kvs) or len(qos) == 1 or len(kvs) == 1
+        # Keep the page_groups fault window for the cases named for it.
+        if "fault_r_max" in r:
+            hit = [s for s in kvs if 1 <= s % page <= r["fault_r_max"]]
+            assert bool(hit) == fault, (self.chip, seq, page, kvs, r["fault_r_max"])
+        else:
+            assert not fault, (self.chip, seq, page)
+        name = f"{r['name']}.{seq}"
+        assert name not in [n for n, _, _ in self.cases], name
+        fp8 = self.c["fp8"]
+        flags = ["--page-size", str(page), "--qo-len", str(qo), "--kv-len", str(kv),
+                 "--heads", heads, "--head-dim", dim, "--table", table, "--layout", layout,
+                 "--quant", quant, "--mask", mask, "--q-dtype", fp8, "--kv-dtype", fp8,
+                 "--seed", str(self.seed)]
+        if lse:
+            flags.append("--lse")
+        flags += list(extra)
+        self.seed += 1
+        self.cases.append((name, flags, r))
+
+
+def build(chip):
+    b = Builder(chip)
+    c = b.c
+    BN, BM = c["block_n"], c["block_m"]
+
+    # --- uniform page ids (P % BN == 0) ---------------------------------------
+    p = page_of(chip, "uniform-page-tile")
+    # Sk 1 (one key), BN - 1 (one partial tile), BN + 1 (a second tile of one
+    # key, a second page); Sq 70 > Sk 65/129 leaves rows with no visible key.
+    b.add("kv-1-bn-minus-1-bn-plus-1", p, "1,40,70", f"1,{BN - 1},{BN + 1}")
+    # A page spanning tiles, partly filled: 3 (AMD) / 5 (sm_90) tiles of one page.
+    b.add("partial-page-spans-tiles", 1024, "33,5", "300,5", table="block", layout="hnd",
+          mask="none")
+    if chip == "sm_90":  # pages 128 and 192 are uniform only with BN 64
+        b.add("page-192-kv-page-plus-minus-1", 192, "20,20", "191,193", mask="window:64,0",
+              layout="hnd")
+    # Sk = 0 as the last CSR sequence: the prologue's page-id prefetch reads
+    # kv_page_indices[kv_indptr[B]] (one past the end; docs/REGIMES.md).
+    b.add("sk0-last-csr", BN, "9,4", "200,0", mask="none")
+    # Ragged q tails over two q tiles (BM + 1 and 2 BM - 1 rows), causal.
+    b.add("ragged-q-two-q-tiles", 1024, f"{BM + 1},{2 * BM - 1}", "200,150",
+          table="block", layout="nhd")
+
+    # --- per-token ids, page_groups V descales ----------------------------------
+    for name in ("page-groups-1step", "page-groups-multistep"):
+        for p in [q for q in regimes.PAGES
+                  if regimes.regime(chip, q)["name"] == name]:
+            R = regimes.regime(chip, p)["fault_r_max"]
+            # The fault: Sk = 1 and Sk = R (one partly filled page), and a
+            # third page holding R valid keys.
+            b.add(f"p{p}-last-page-fault", p, "1,3,20", f"1,{R},{2 * p + R}", fault=True,
+                  layout="hnd" if p == 32 else "nhd", table="block" if p == 64 else "csr")
+    pg = page_of(chip, "page-groups-multistep") or page_of(chip, "page-groups-1step")
+    R = regimes.regime(chip, pg)["fault_r_max"]
+    # The same pages outside the window: P - 1, P + R + 1 and BN - 1 keys.
+    b.add("partial-last-page-safe", pg, "16,30,8", f"{pg - 1},{pg + R + 1},{BN - 1}",
+          mask="none")
+    # Sk shorter than one k step, just outside the fault window, and k - 1.
+    k = regimes.regime(chip, pg)["k_step"]
+    b.add("kv-below-k-step", pg, "3,7", f"{R + 1},{k - 1}", layout="hnd", mask="none")
+    # Causal Sq > Sk by more than BM: q tile 0 sees no key (an empty KV loop),
+    # q tile 1 holds rows with and without visible keys.
+    b.add("causal-sq-gt-sk", pg, str(2 * pg + BM + 20), str(2 * pg), table="block",
+          layout="hnd")
+    # A window: tiles left of it skipped (tLo > 0); Sq > Sk, so rows see nothing.
+    b.add("window-skip-tiles", pg, "40,50", f"{2 * BN + 8},{pg - 2}", mask="window:24,4")
+    # GQA 4/2, D 128, both sequences of one tile and more.
+    b.add("gqa-d128", pg, "17,33", f"{pg + R + 3},{BN + pg}", heads="4/2", dim="128",
+          table="block", layout="nhd", mask="none")
+
+    # --- per-token ids, scaled_p V descales --------------------------------------
+    p = page_of(chip, "scaled-p-aligned")  # page 1
+    b.add("p1-kv-1-5", p, "1,5", "1,5", layout="hnd")
+    p8 = page_of(chip, "scaled-p-aligned", prefer=8)
+    b.add(f"p{p8}-kv-page-plus-minus-1-bn-plus-1", p8, "7,9,3", f"{p8 - 1},{p8 + 1},{BN + 1}",
+          table="block", layout="hnd", mask="window:-1,8")
+    if chip == "sm_90":  # page 16 is scaled_p only with k 32
+        b.add("p16-kv-page-plus-minus-1", 16, "15,17", "15,17", extra=("--out-dtype", "f16"))
+    b.add("p48-kv-page-plus-minus-1", 48, "20,3,30", f"47,49,{BN + 1}", table="csr",
+          layout="hnd")
+    b.add("p96-kv-page-plus-minus-1", 96, "20,30", "95,97", mask="none", table="block",
+          layout="nhd", extra=("--out-dtype", "f32"))
+    if chip != "sm_90":  # 192 = 1.5 tiles of 128: a page boundary inside tile 1
+        b.add("p192-kv-page-plus-minus-1", 192, "10,10", "191,193")
+
+    # --- per_tensor ---------------------------------------------------------------
+    b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",
+          layout="hnd", mask="none")
+    b.add("kv-1-5-bn-plus-1", BN, "1,5,20", f"1,5,{BN + 1}", quant="per_tensor")
+    if chip == "gfx950":  # per_tensor keeps k 64 where kv_blockscale takes k 16
+        b.add("p16-k64-kv-page-plus-1", 16, "9,17", f"17,{BN + 1}", quant="per_tensor",
+              mask="window:16,0")
+    return b.cases
+
+
+def all_cases(chips):
+    return [(chip, name, flags, r) for chip in chips for name, flags, r in build(chip)]
+
+
+def verify(fmha_compile, cases):
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for chip, name, flags, r in cases:
+            out = os.path.join(tmp, "k")
+            p = subprocess.run([fmha_compile, "--chip", chip, "--emit=mlir", "-o", out] + flags,
+                               capture_output=True, text=True)
+            why = ""
+            if p.returncode != 0:
+                why = f"fmha-compile rc={p.returncode}: {p.stderr.strip()[:200]}"
+            else:
+                mlir = open(out + ".mlir").read()
+                k = int(re.search(r"k_step = (\d+)", mlir).group(1))
+                scaled = 'pv_vd_route = "scaled_p"' in mlir
+                if k != r["k_step"]:
+                    why = f"k_step {k}, regime says {r['k_step']}"
+                elif scaled != (r["vd_route"] == "scaled_p"):
+                    why = f"scaled_p {scaled}, regime says {r['vd_route']}"
+            bad += bool(why)
+            print(f"{'ok  ' if not why else 'FAIL'} {chip}\t{name}\t{why}")
+    print(f"{len(cases) - bad} compile, {bad} fail")
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--chip", choices=list(regimes.CHIPS))
+    ap.add_argument("--verify", metavar="FMHA_COMPILE")
+    ap.add_argument("--count", action="store_true")
+    a = ap.parse_args()
+    chips = [a.chip] if a.chip else list(regimes.CHIPS)
+    cases = all_cases(chips)
+    if a.verify:
+        return verify(a.verify, cases)
+    if a.count:
+        for chip in chips:
+            print(f"{chip}\t{sum(1 for c in cases if c[0] == chip)}")
+        return 0
+    for chip, name, flags, _ in cases:
+        print(f"{chip}\t{name}\t{' '.join(flags)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
