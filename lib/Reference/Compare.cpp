@@ -30,11 +30,14 @@ const char *compareModeName(CompareMode m) {
   return m == CompareMode::Oracle ? "oracle" : "emulation";
 }
 
-Tolerances Tolerances::forMode(CompareMode m) {
+Tolerances Tolerances::forMode(CompareMode m, DataMode d) {
   Tolerances t;
   if (m == CompareMode::Emulation) {
     t.rel_fro = 2e-3;
     t.check_max_abs = false;
+  } else if (d == DataMode::Spread) {
+    t.check_max_abs = false;
+    t.check_row_rel = true;
   }
   return t;
 }
@@ -42,31 +45,43 @@ Tolerances Tolerances::forMode(CompareMode m) {
 CompareResult compareOutputs(DType out_t, const void *out, const double *ref_out,
                              size_t n, const float *lse, const double *ref_lse,
                              size_t n_lse, CompareMode mode,
-                             const Tolerances *tol) {
+                             const Tolerances *tol, size_t row_len) {
   CompareResult r;
   r.mode = mode;
   r.tol = tol ? *tol : Tolerances::forMode(mode);
   r.n = static_cast<int64_t>(n);
+  r.row_len = static_cast<int64_t>(row_len);
   const uint32_t poison = poisonBits(out_t);
   double diff2 = 0, ref2 = 0;
+  double rowAbs = 0, rowRef = 0; // of the current row
   for (size_t i = 0; i < n; ++i) {
     const uint32_t bits = loadBits(out_t, out, i);
+    rowRef = std::max(rowRef, std::fabs(ref_out[i]));
+    const double got = decode(out_t, bits);
     if (bits == poison) {
       ++r.poisoned;
-      continue;
-    }
-    const double got = decode(out_t, bits);
-    if (!std::isfinite(got)) {
+    } else if (!std::isfinite(got)) {
       ++r.nonfinite;
-      continue;
+    } else {
+      const double d = got - ref_out[i];
+      if (std::fabs(d) > r.max_abs_err || r.max_abs_index < 0) {
+        r.max_abs_err = std::fabs(d);
+        r.max_abs_index = static_cast<int64_t>(i);
+      }
+      rowAbs = std::max(rowAbs, std::fabs(d));
+      diff2 += d * d;
+      ref2 += ref_out[i] * ref_out[i];
     }
-    const double d = got - ref_out[i];
-    if (std::fabs(d) > r.max_abs_err || r.max_abs_index < 0) {
-      r.max_abs_err = std::fabs(d);
-      r.max_abs_index = static_cast<int64_t>(i);
+    if (row_len && (i + 1) % row_len == 0) {
+      const double rel = rowAbs / std::max(1.0, rowRef);
+      if (rel > r.max_row_rel_err || r.max_row_rel_index < 0) {
+        r.max_row_rel_err = rel;
+        r.max_row_rel_index = static_cast<int64_t>(i / row_len);
+        r.max_row_rel_abs = rowAbs;
+        r.max_row_rel_ref = rowRef;
+      }
+      rowAbs = rowRef = 0;
     }
-    diff2 += d * d;
-    ref2 += ref_out[i] * ref_out[i];
   }
   r.rel_fro_err = ref2 > 0 ? std::sqrt(diff2 / ref2)
                            : (diff2 > 0 ? INFINITY : 0.0);
@@ -115,6 +130,13 @@ CompareResult compareOutputs(DType out_t, const void *out, const double *ref_out
     s << "max abs err " << r.max_abs_err << " >= " << r.tol.max_abs;
     fail(s.str());
   }
+  if (r.tol.check_row_rel && row_len && !(r.max_row_rel_err < r.tol.max_row_rel)) {
+    std::ostringstream s;
+    s << "max row-relative err " << r.max_row_rel_err << " >= "
+      << r.tol.max_row_rel << " (row " << r.max_row_rel_index << ": max |d| "
+      << r.max_row_rel_abs << ", max |ref| " << r.max_row_rel_ref << ")";
+    fail(s.str());
+  }
   if (!(r.rel_fro_err < r.tol.rel_fro)) {
     std::ostringstream s;
     s << "rel fro err " << r.rel_fro_err << " >= " << r.tol.rel_fro;
@@ -159,7 +181,12 @@ std::string CompareResult::toJson() const {
      << (pass ? "true" : "false") << ",\"n\":" << n
      << ",\"max_abs_err\":" << num(max_abs_err)
      << ",\"max_abs_index\":" << max_abs_index
-     << ",\"rel_fro_err\":" << num(rel_fro_err) << ",\"nonfinite\":" << nonfinite
+     << ",\"rel_fro_err\":" << num(rel_fro_err);
+  if (row_len)
+    os << ",\"row_len\":" << row_len
+       << ",\"max_row_rel_err\":" << num(max_row_rel_err)
+       << ",\"max_row_rel_index\":" << max_row_rel_index;
+  os << ",\"nonfinite\":" << nonfinite
      << ",\"poisoned\":" << poisoned
      << ",\"lse_checked\":" << (lse_checked ? "true" : "false")
      << ",\"lse_n\":" << lse_n << ",\"lse_max_err\":" << num(lse_max_err)
@@ -167,6 +194,8 @@ std::string CompareResult::toJson() const {
      << ",\"lse_bad\":" << lse_bad << ",\"lse_nonfinite\":" << lse_nonfinite
      << ",\"lse_poisoned\":" << lse_poisoned
      << ",\"tol_max_abs\":" << (tol.check_max_abs ? num(tol.max_abs) : "null")
+     << ",\"tol_max_row_rel\":"
+     << (tol.check_row_rel && row_len ? num(tol.max_row_rel) : "null")
      << ",\"tol_rel_fro\":" << num(tol.rel_fro)
      << ",\"tol_lse_rel\":" << num(tol.lse_rel) << ",\"reason\":\"" << esc
      << "\"}";
@@ -175,12 +204,17 @@ std::string CompareResult::toJson() const {
 
 std::string CompareResult::summary() const {
   char buf[512];
+  std::string s = std::string(pass ? "PASS" : "FAIL") + " " + compareModeName(mode);
+  // The row-relative bar (spread data) names itself first.
+  if (tol.check_row_rel && row_len) {
+    std::snprintf(buf, sizeof buf, " max_row_rel=%.3g", max_row_rel_err);
+    s += buf;
+  }
   std::snprintf(buf, sizeof buf,
-                "%s %s max_abs=%.3g rel_fro=%.3g nonfinite=%lld poisoned=%lld",
-                pass ? "PASS" : "FAIL", compareModeName(mode), max_abs_err,
-                rel_fro_err, static_cast<long long>(nonfinite),
+                " max_abs=%.3g rel_fro=%.3g nonfinite=%lld poisoned=%lld",
+                max_abs_err, rel_fro_err, static_cast<long long>(nonfinite),
                 static_cast<long long>(poisoned));
-  std::string s = buf;
+  s += buf;
   if (lse_checked) {
     std::snprintf(buf, sizeof buf, " lse_max=%.3g lse_bad=%lld", lse_max_err,
                   static_cast<long long>(lse_bad + lse_nonfinite + lse_poisoned));
@@ -193,9 +227,11 @@ std::string CompareResult::summary() const {
 
 CompareResult compareWithOracle(const Inputs &in, const void *out,
                                 const float *lse, const OracleResult &ref) {
+  const Tolerances tol = Tolerances::forMode(CompareMode::Oracle, in.req.data);
   return compareOutputs(in.req.out_dtype, out, ref.out.data(), ref.out.size(),
                         lse, lse ? ref.lse.data() : nullptr, ref.lse.size(),
-                        CompareMode::Oracle);
+                        CompareMode::Oracle, &tol,
+                        static_cast<size_t>(in.req.headDimV()));
 }
 
 CompareResult compareWithEmulation(const Inputs &in, const void *out,

@@ -28,11 +28,52 @@ std::string lower(std::string_view s) {
 constexpr uint64_t kStreamQ = 0x51;
 constexpr uint64_t kStreamK = 0x4B;
 constexpr uint64_t kStreamV = 0x56;
+// Spread data: the per-(page, head) magnitudes of K and of V.
+constexpr uint64_t kStreamKSpread = 0x4B53;
+constexpr uint64_t kStreamVSpread = 0x5653;
 
 uint64_t pageStream(uint64_t tensor, int64_t page) {
   return (tensor << 40) ^ static_cast<uint64_t>(page);
 }
+
+/// 2^u in double from + and * only (no libm, whose exp2 may differ in the
+/// last bit between platforms): 2^floor(u) times a Taylor series of
+/// e^(f ln 2), f in [0, 1), to double precision.
+double pow2(double u) {
+  const double k = std::floor(u), f = u - k;
+  const double x = f * 0.69314718055994530942;
+  double term = 1.0, sum = 1.0;
+  for (int n = 1; n < 24; ++n) {
+    term = term * x / n;
+    sum += term;
+  }
+  return std::ldexp(sum, static_cast<int>(k));
+}
+
+/// Spread data: one magnitude 2^u, u uniform in [-6, 6], per (page, head) of
+/// the pool, page-major, from the tensor's own stream.
+std::vector<float> spreadScales(uint64_t seed, uint64_t stream, int64_t nPages,
+                                int64_t heads) {
+  std::vector<float> s(static_cast<size_t>(nPages * heads));
+  Rng rng(seed, stream);
+  for (float &x : s)
+    x = static_cast<float>(pow2(-6.0 + 12.0 * double(rng.uniform())));
+  return s;
+}
 } // namespace
+
+const char *dataModeName(DataMode m) {
+  return m == DataMode::Spread ? "spread" : "uniform";
+}
+
+std::optional<DataMode> parseDataMode(std::string_view s) {
+  std::string l = lower(s);
+  if (l == "uniform")
+    return DataMode::Uniform;
+  if (l == "spread")
+    return DataMode::Spread;
+  return std::nullopt;
+}
 
 const char *quantModeName(QuantMode m) {
   switch (m) {
@@ -235,6 +276,8 @@ std::string Request::str() const {
      << " sm_scale=" << smScale();
   if (soft_cap > 0)
     os << " soft_cap=" << soft_cap;
+  if (data == DataMode::Spread)
+    os << " data=spread";
   os << " seed=" << seed;
   return os.str();
 }
@@ -286,14 +329,32 @@ void drawPage(uint64_t seed, uint64_t tensor, int64_t page, int64_t P,
       }
 }
 
-void makeCache(const Request &req, uint64_t tensor, int64_t nPages,
-               int64_t dim, std::vector<uint8_t> &cache,
+void makeCache(const Request &req, uint64_t tensor, uint64_t spreadStream,
+               int64_t nPages, int64_t dim, std::vector<uint8_t> &cache,
                std::vector<float> &descales, int64_t descaleOffset) {
   const int64_t P = req.page_size, H = req.num_kv_heads;
   const int64_t pageElems = P * H * dim;
   const DType t = req.kv_dtype;
   const size_t esz = dtypeSize(t);
   cache.assign(static_cast<size_t>(nPages * pageElems) * esz, 0);
+  // Spread data: each (page, head) of the draws scaled by its magnitude
+  // before quantization, so its descale carries the magnitude.
+  const std::vector<float> scales =
+      req.data == DataMode::Spread ? spreadScales(req.seed, spreadStream, nPages, H)
+                                   : std::vector<float>();
+  auto fillPage = [&](int64_t pg, float *page) {
+    drawPage(req.seed, tensor, pg, P, H, dim, req.layout, page);
+    if (scales.empty())
+      return;
+    for (int64_t s = 0; s < P; ++s)
+      for (int64_t h = 0; h < H; ++h) {
+        const float m = scales[static_cast<size_t>(pg * H + h)];
+        float *row = page + (req.layout == KVLayout::NHD ? (s * H + h) * dim
+                                                         : (h * P + s) * dim);
+        for (int64_t d = 0; d < dim; ++d)
+          row[d] *= m;
+      }
+  };
   // Pages are independent streams, so they are generated in parallel and the
   // result does not depend on the thread count.
   const int threads = static_cast<int>(std::min<int64_t>(
@@ -304,7 +365,7 @@ void makeCache(const Request &req, uint64_t tensor, int64_t nPages,
     std::vector<float> pageMax(static_cast<size_t>(nPages), 0.0f);
     detail::parallelFor(nPages, threads, [&](int64_t pg) {
       std::vector<float> page(static_cast<size_t>(pageElems));
-      drawPage(req.seed, tensor, pg, P, H, dim, req.layout, page.data());
+      fillPage(pg, page.data());
       float amax = 0.0f;
       for (float x : page)
         amax = std::max(amax, std::fabs(x));
@@ -321,7 +382,7 @@ void makeCache(const Request &req, uint64_t tensor, int64_t nPages,
   const DescaleLayout dl{descaleOffset, 2 * H, 2};
   detail::parallelFor(nPages, threads, [&](int64_t pg) {
     std::vector<float> page(static_cast<size_t>(pageElems));
-    drawPage(req.seed, tensor, pg, P, H, dim, req.layout, page.data());
+    fillPage(pg, page.data());
     uint8_t *dst = cache.data() + static_cast<size_t>(pg * pageElems) * esz;
     switch (req.quant) {
     case QuantMode::None:
@@ -374,9 +435,10 @@ Inputs makeInputs(const Request &req) {
     in.k_descale = {0, 0, 0};
     in.v_descale = {1, 0, 0};
   }
-  makeCache(req, kStreamK, nPages, req.head_dim, in.k_cache, in.kv_descale, 0);
-  makeCache(req, kStreamV, nPages, req.headDimV(), in.v_cache, in.kv_descale,
-            1);
+  makeCache(req, kStreamK, kStreamKSpread, nPages, req.head_dim, in.k_cache,
+            in.kv_descale, 0);
+  makeCache(req, kStreamV, kStreamVSpread, nPages, req.headDimV(), in.v_cache,
+            in.kv_descale, 1);
   return in;
 }
 

@@ -126,3 +126,65 @@ TEST(Compare, EndToEndWithOracleAndEmulation) {
   EXPECT_FALSE(compareWithEmulation(in, out.data(), e.lse.data(), e).pass);
   EXPECT_NE(c.summary().find("FAIL"), std::string::npos);
 }
+
+// Spread data: the oracle bar is per row, relative to the row's largest
+// |O_ref| (at least 1); the emulation bar does not change.
+TEST(Compare, RowRelativeBarForSpreadData) {
+  const size_t Dv = 4;
+  // Row 0 is large (about 100), row 1 small (about 0.5).
+  std::vector<double> ref = {100, 90, 80, 95, 0.5, 0.25, 0.5, 0.125};
+  std::vector<float> out(ref.begin(), ref.end());
+  out[1] += 2.0f; // 2% of the row: over 0.055 absolute, under the row bar
+  const Tolerances uni = Tolerances::forMode(CompareMode::Oracle);
+  const Tolerances spr = Tolerances::forMode(CompareMode::Oracle, DataMode::Spread);
+  EXPECT_TRUE(uni.check_max_abs);
+  EXPECT_FALSE(uni.check_row_rel);
+  EXPECT_FALSE(spr.check_max_abs);
+  EXPECT_TRUE(spr.check_row_rel);
+  EXPECT_EQ(spr.max_row_rel, 0.055);
+  EXPECT_EQ(Tolerances::forMode(CompareMode::Emulation, DataMode::Spread).rel_fro, 2e-3);
+  auto run = [&](const Tolerances &t) {
+    return compareOutputs(DType::F32, out.data(), ref.data(), ref.size(), nullptr,
+                          nullptr, 0, CompareMode::Oracle, &t, Dv);
+  };
+  CompareResult a = run(uni), b = run(spr);
+  EXPECT_FALSE(a.pass);
+  EXPECT_TRUE(b.pass) << b.summary();
+  EXPECT_NEAR(b.max_row_rel_err, 2.0 / 100.0, 1e-12);
+  EXPECT_EQ(b.max_row_rel_index, 0);
+  EXPECT_EQ(a.summary().find("max_row_rel"), std::string::npos) << a.summary();
+  EXPECT_NE(b.summary().find("PASS oracle max_row_rel=0.02 "), std::string::npos)
+      << b.summary();
+  EXPECT_NE(b.toJson().find("\"tol_max_row_rel\":0.055"), std::string::npos);
+  EXPECT_NE(a.toJson().find("\"tol_max_row_rel\":null"), std::string::npos);
+  EXPECT_NE(a.toJson().find("\"max_row_rel_err\":0.02"), std::string::npos);
+  // 0.06 in the small row is judged against max(1, 0.5) = 1: fails both.
+  out[5] += 0.06f;
+  CompareResult c = run(spr);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.max_row_rel_index, 1);
+  EXPECT_NE(c.reason.find("max row-relative err"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("(row 1: "), std::string::npos) << c.reason;
+  EXPECT_FALSE(run(uni).pass);
+}
+
+// compareWithOracle takes the bar from the inputs' data mode: the emulation
+// meets the spread bar, and the line says which bar it was.
+TEST(Compare, OracleBarFollowsTheData) {
+  Request r = test::smallRequest();
+  r.data = DataMode::Spread;
+  Inputs in = makeInputs(r);
+  EmulateResult e = runEmulation(in);
+  CompareResult c = compareWithOracle(in, e.out.data(), e.lse.data(), runOracle(in));
+  EXPECT_TRUE(c.pass) << c.summary();
+  EXPECT_TRUE(c.tol.check_row_rel);
+  EXPECT_EQ(c.row_len, r.headDimV());
+  EXPECT_NE(c.summary().find("max_row_rel="), std::string::npos);
+  r.data = DataMode::Uniform;
+  Inputs u = makeInputs(r);
+  EmulateResult eu = runEmulation(u);
+  CompareResult cu = compareWithOracle(u, eu.out.data(), eu.lse.data(), runOracle(u));
+  EXPECT_TRUE(cu.pass);
+  EXPECT_TRUE(cu.tol.check_max_abs);
+  EXPECT_EQ(cu.summary().find("max_row_rel="), std::string::npos);
+}

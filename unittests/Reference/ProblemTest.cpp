@@ -199,3 +199,54 @@ TEST(Problem, QuantModesAndTypes) {
   EXPECT_EQ(mixed.q_descale, 1.0f);
   EXPECT_LE(mixed.kDescale(0, 0), 1.0f / 240.0f);
 }
+
+TEST(Problem, SpreadData) {
+  EXPECT_EQ(parseDataMode("uniform"), DataMode::Uniform);
+  EXPECT_EQ(parseDataMode("Spread"), DataMode::Spread);
+  EXPECT_FALSE(parseDataMode("wide"));
+  Request r = test::smallRequest();
+  // Uniform data prints no data= field (every existing line is unchanged).
+  EXPECT_EQ(r.str().find("data="), std::string::npos) << r.str();
+  Inputs u = makeInputs(r);
+  r.data = DataMode::Spread;
+  EXPECT_NE(r.str().find(" data=spread seed=7"), std::string::npos) << r.str();
+  Inputs s = makeInputs(r);
+  // Same table and q; deterministic.
+  EXPECT_EQ(s.table.kv_page_indices, u.table.kv_page_indices);
+  EXPECT_EQ(s.q, u.q);
+  EXPECT_EQ(s.kv_descale, makeInputs(r).kv_descale);
+  EXPECT_EQ(s.k_cache, makeInputs(r).k_cache);
+  // Per (page, head), K and V: the real values are the uniform draws times
+  // one magnitude in [2^-6, 2^6] (up to fp8 rounding), and the magnitudes
+  // of the pool spread over most of 2^12, independently for K and V.
+  const int64_t N = s.nPages(), H = r.num_kv_heads, P = r.page_size;
+  double lo[2] = {1e9, 1e9}, hi[2] = {0, 0};
+  int kvDiffer = 0;
+  for (int64_t pg = 0; pg < N; ++pg)
+    for (int64_t g = 0; g < H; ++g) {
+      const double ratio[2] = {s.kDescale(pg, g) / u.kDescale(pg, g),
+                               s.vDescale(pg, g) / u.vDescale(pg, g)};
+      for (int t = 0; t < 2; ++t) {
+        EXPECT_GE(ratio[t], 0x1p-6 * 0.999);
+        EXPECT_LE(ratio[t], 0x1p6 * 1.001);
+        lo[t] = std::min(lo[t], ratio[t]);
+        hi[t] = std::max(hi[t], ratio[t]);
+      }
+      kvDiffer += std::fabs(std::log2(ratio[0] / ratio[1])) > 0.5;
+      for (int64_t slot = 0; slot < P; slot += 5) {
+        const double ks = s.kStored(pg, slot, g, 2) * s.kDescale(pg, g);
+        const double ku = u.kStored(pg, slot, g, 2) * u.kDescale(pg, g);
+        EXPECT_NEAR(ks, ku * ratio[0], 0.07 * ks + 1e-9);
+      }
+    }
+  for (int t = 0; t < 2; ++t)
+    EXPECT_GT(hi[t] / lo[t], 0x1p9) << "t=" << t;
+  EXPECT_GT(kvDiffer, N * H / 2);
+  // Both layouts hold the same logical cache.
+  r.layout = KVLayout::HND;
+  Inputs h = makeInputs(r);
+  EXPECT_EQ(h.kv_descale, s.kv_descale);
+  for (int64_t pg = 0; pg < N; ++pg)
+    for (int64_t slot = 0; slot < P; ++slot)
+      ASSERT_EQ(h.vStored(pg, slot, 1, 3), s.vStored(pg, slot, 1, 3));
+}

@@ -7,6 +7,11 @@
 //    error < 2e-3;
 //  - both: lse |d| < 1e-3 * max(1, |lse_ref|) (an lse_ref of -inf needs -inf),
 //    no NaN/inf in O, and no element still holding the poison pattern.
+//  - spread data (DataMode::Spread), oracle mode: O grows with the data, so
+//    the absolute bar becomes a row-relative one: per row (one query token
+//    and query head, over Dv) max |O - O_ref| < 0.055 * max(1, max |O_ref|
+//    of the row); relative Frobenius < 2e-2 as before. Emulation and lse
+//    bars do not change.
 // Outputs are poisoned before a launch (poisonFill) so an unwritten element is
 // found: it still equals poisonBits(). Poisoned elements are counted apart
 // from other non-finite values.
@@ -39,9 +44,14 @@ struct Tolerances {
   double max_abs = 0.055; ///< checked only when check_max_abs
   double rel_fro = 2e-2;
   double lse_rel = 1e-3; ///< |d| < lse_rel * max(1, |ref|)
+  /// Per row: max |d| < max_row_rel * max(1, max |ref| of the row); checked
+  /// only when check_row_rel (and rows are given).
+  double max_row_rel = 0.055;
   bool check_max_abs = true;
-  /// SPEC section 6 values of a mode.
-  static Tolerances forMode(CompareMode m);
+  bool check_row_rel = false;
+  /// SPEC section 6 values of a mode for the data the inputs were made from
+  /// (spread data, oracle mode: the row-relative bar instead of max_abs).
+  static Tolerances forMode(CompareMode m, DataMode d = DataMode::Uniform);
 };
 
 struct CompareResult {
@@ -52,6 +62,12 @@ struct CompareResult {
   double rel_fro_err = 0;    ///< ||O - O_ref||_F / ||O_ref||_F (finite part)
   int64_t nonfinite = 0;     ///< NaN/inf elements not equal to the poison
   int64_t poisoned = 0;      ///< elements still equal to the poison pattern
+  /// Rows of row_len elements (0: not computed): the worst row's
+  /// max |d| / max(1, max |ref| of the row), its row, and its two maxima.
+  int64_t row_len = 0;
+  double max_row_rel_err = 0;
+  int64_t max_row_rel_index = -1;
+  double max_row_rel_abs = 0, max_row_rel_ref = 0;
   bool lse_checked = false;
   int64_t lse_n = 0;
   double lse_max_err = 0;    ///< max |lse - lse_ref| over finite pairs
@@ -65,19 +81,23 @@ struct CompareResult {
 
   /// One JSON object on one line (keys as the fields above plus "pass").
   std::string toJson() const;
-  /// A short human line: "PASS oracle max_abs=... rel_fro=... ...".
+  /// A short human line: "PASS oracle max_abs=... rel_fro=... ..."; with the
+  /// row-relative bar "PASS oracle max_row_rel=... max_abs=... ...".
   std::string summary() const;
 };
 
 /// Compares n output elements of type out_t (raw bytes) with ref_out, and
 /// when lse and ref_lse are non-null n_lse lse values (f32 raw). tol defaults
-/// to Tolerances::forMode(mode).
+/// to Tolerances::forMode(mode). row_len > 0 splits the output into rows of
+/// that many elements for the row-relative error (n a multiple of it).
 CompareResult compareOutputs(DType out_t, const void *out, const double *ref_out,
                              size_t n, const float *lse, const double *ref_lse,
                              size_t n_lse, CompareMode mode,
-                             const Tolerances *tol = nullptr);
+                             const Tolerances *tol = nullptr,
+                             size_t row_len = 0);
 
-/// Output (in in.req.out_dtype) and optional lse against the oracle.
+/// Output (in in.req.out_dtype) and optional lse against the oracle; the bar
+/// follows in.req.data (spread: row-relative). Rows are of Dv elements.
 CompareResult compareWithOracle(const Inputs &in, const void *out,
                                 const float *lse, const OracleResult &ref);
 /// Output and optional lse against the emulation (its out-typed output and
