@@ -91,6 +91,7 @@ std::string requestJson(const ref::Request &r, llvm::json::OStream &j) {
     j.attribute("soft_cap", r.soft_cap);
     j.attribute("lse", r.return_lse);
     j.attribute("seed", static_cast<int64_t>(r.seed));
+    j.attribute("data", ref::dataModeName(r.data));
   });
   return "";
 }

@@ -239,7 +239,7 @@ inline std::string readRequest(const json::Object &o, ref::Request &r) {
   Fields f(o, "request", err);
   std::vector<int64_t> qo, kv;
   int64_t batch = -1;
-  std::string table, layout, quant, mask, qT, kvT, oT;
+  std::string table, layout, quant, mask, qT, kvT, oT, data = "uniform";
   f.i64List("qo_lens", qo) && f.i64List("kv_lens", kv) &&
       f.i64("batch", batch, false) && f.i64("num_qo_heads", r.num_qo_heads) &&
       f.i64("num_kv_heads", r.num_kv_heads) && f.i64("head_dim", r.head_dim) &&
@@ -251,7 +251,7 @@ inline std::string readRequest(const json::Object &o, ref::Request &r) {
       f.boolean("lse", r.return_lse) && f.num("sm_scale", r.sm_scale, false) &&
       f.num("soft_cap", r.soft_cap, false);
   int64_t seed = 0;
-  f.i64("seed", seed, false);
+  f.i64("seed", seed, false) && f.str("data", data, false);
   if (!err.empty())
     return err;
   r.seed = static_cast<uint64_t>(seed);
@@ -282,6 +282,7 @@ inline std::string readRequest(const json::Object &o, ref::Request &r) {
   auto kl = ref::parseLayout(layout);
   auto qm = ref::parseQuantMode(quant);
   auto mk = ref::parseMask(mask);
+  auto dm = ref::parseDataMode(data);
   auto q = ref::parseDType(qT), k = ref::parseDType(kvT),
        out = ref::parseDType(oT);
   if (!tf)
@@ -296,6 +297,8 @@ inline std::string readRequest(const json::Object &o, ref::Request &r) {
   if (!mk)
     return "\"request.mask\" must be none, causal or window(L,R), got " +
            quote(mask);
+  if (!dm)
+    return "\"request.data\" must be uniform or spread, got " + quote(data);
   if (!q)
     return "\"request.q_dtype\" is not an element type: " + quote(qT);
   if (!k)
@@ -306,6 +309,7 @@ inline std::string readRequest(const json::Object &o, ref::Request &r) {
   r.layout = *kl;
   r.quant = *qm;
   r.mask = *mk;
+  r.data = *dm;
   r.q_dtype = *q;
   r.kv_dtype = *k;
   r.out_dtype = *out;

@@ -39,6 +39,7 @@ inline cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1
 inline cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::init(0.0));
 inline cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::init(false));
 inline cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::init(0));
+inline cl::opt<std::string> optData("data", cl::desc("input data: uniform (U[0,1)) | spread (K/V magnitudes 2^-6..2^6 per page and KV head)"), cl::init("uniform"));
 
 inline bool parseList(const std::string &s, std::vector<int64_t> &out) {
   out.clear();
@@ -92,17 +93,20 @@ inline std::string readRequest(ref::Request &r) {
   auto layout = ref::parseLayout(optLayout);
   auto quant = ref::parseQuantMode(optQuant);
   auto mask = ref::parseMask(optMask);
+  auto data = ref::parseDataMode(optData);
   auto qT = ref::parseDType(optQType), kvT = ref::parseDType(optKvType),
        oT = ref::parseDType(optOutType);
   if (!table) return "--table must be csr or block";
   if (!layout) return "--layout must be nhd or hnd";
   if (!quant) return "--quant must be none, per_tensor or kv_blockscale";
   if (!mask) return "--mask must be none, causal or window:L,R";
+  if (!data) return "--data must be uniform or spread";
   if (!qT || !kvT || !oT) return "unknown element type in --q-dtype/--kv-dtype/--out-dtype";
   r.table = *table;
   r.layout = *layout;
   r.quant = *quant;
   r.mask = *mask;
+  r.data = *data;
   r.q_dtype = *qT;
   r.kv_dtype = *kvT;
   r.out_dtype = *oT;

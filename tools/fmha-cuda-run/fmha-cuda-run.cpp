@@ -25,6 +25,7 @@
 
 #include "fmha/Reference/Compare.h"
 #include "fmha/Reference/Emulate.h"
+#include "fmha/Reference/Mutate.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
@@ -71,6 +72,10 @@ struct Options {
   int64_t repeat = 0;
   bool json = false;
   bool noCheck = false; ///< time only: no oracle, no emulation
+  /// Test hook (--mutate-descales=KIND, not in --help): the kernel gets the
+  /// descales a kernel with that descale bug would read; the references keep
+  /// the true ones.
+  ref::DescaleMutation mutation = ref::DescaleMutation::None;
 };
 Options opt;
 
@@ -119,7 +124,8 @@ std::string parseArgs(int argc, char **argv, bool &help) {
       bool known = name == "--ptx" || name == "-ptx" || name == "--device" ||
                    name == "-device" || name == "--repeat" ||
                    name == "-repeat" || name == "--cuda-library" ||
-                   name == "-cuda-library";
+                   name == "-cuda-library" || name == "--mutate-descales" ||
+                   name == "-mutate-descales";
       if (!known)
         return "unknown option " + std::string(a);
       if (!inlineValue) {
@@ -130,6 +136,13 @@ std::string parseArgs(int argc, char **argv, bool &help) {
       std::string_view n = name.substr(name[1] == '-' ? 2 : 1);
       if (n == "ptx") {
         opt.ptx = std::string(value);
+      } else if (n == "mutate-descales") {
+        std::optional<ref::DescaleMutation> k = ref::parseDescaleMutation(value);
+        if (!k)
+          return "--mutate-descales must be none, swap-kv, logical-page, "
+                 "wrong-head, per-tile or global, got '" +
+                 std::string(value) + "'";
+        opt.mutation = *k;
       } else if (n == "cuda-library") {
         opt.cudaLibrary = std::string(value);
       } else {
@@ -561,6 +574,19 @@ int run() {
   std::vector<float> lse(totalQ * hq);
   ref::poisonFill(req.out_dtype, out.data(), totalQ * hq * dv);
   ref::poisonFill(ref::DType::F32, lse.data(), lse.size());
+  // The descales the kernel gets: the true ones, or with --mutate-descales
+  // those of a kernel with that bug at the manifest's block_n (in.kv_descale
+  // stays true for the references).
+  std::vector<float> kernelKv = in.kv_descale;
+  if (opt.mutation != ref::DescaleMutation::None) {
+    std::string note;
+    if (std::string err = ref::mutatedDescales(in, opt.mutation,
+                                               m.config.blockN, kernelKv, &note);
+        !err.empty())
+      return fail(2, "--mutate-descales: " + err);
+    std::fprintf(stderr, "fmha-cuda-run: note: --mutate-descales=%s\n",
+                 note.c_str());
+  }
   // Descales. kv_blockscale with the layout passed (k/v_descale offset and
   // both strides in the args): aiter's interleaved [N_pages, Hkv, 2] buffer,
   // as fmha-run passes it (one allocation; K at offset 0, V at 1, strides
@@ -577,8 +603,8 @@ int run() {
   std::vector<float> kd(blockscale ? n * hkv : 1), vd(kd.size());
   for (int64_t pg = 0; pg < (blockscale ? n : 1); ++pg)
     for (int64_t h = 0; h < (blockscale ? hkv : 1); ++h) {
-      kd[pg * (blockscale ? hkv : 1) + h] = in.kDescale(pg, h);
-      vd[pg * (blockscale ? hkv : 1) + h] = in.vDescale(pg, h);
+      kd[pg * (blockscale ? hkv : 1) + h] = in.k_descale.at(kernelKv.data(), pg, h);
+      vd[pg * (blockscale ? hkv : 1) + h] = in.v_descale.at(kernelKv.data(), pg, h);
     }
   float qd = in.q_descale;
   bool nhd = req.layout == ref::KVLayout::NHD;
@@ -628,8 +654,8 @@ int run() {
         continue;
       const ref::DescaleLayout &l =
           t.name == "k_descale" ? in.k_descale : in.v_descale;
-      t.host = in.kv_descale.data();
-      t.bytes = in.kv_descale.size() * 4;
+      t.host = kernelKv.data();
+      t.bytes = kernelKv.size() * 4;
       t.offset = l.offset;
       t.strides = {l.page_stride, l.head_stride};
     }
@@ -956,8 +982,11 @@ int run() {
        << json::quote(opt.manifest) << ", \"ptx\": " << json::quote(imagePath)
        << ", \"kernel\": " << json::quote(m.kernel)
        << ", \"chip\": " << json::quote(m.chip)
-       << ", \"request\": " << json::quote(req.str())
-       << ", \"pass\": " << (pass ? "true" : "false")
+       << ", \"request\": " << json::quote(req.str());
+    if (opt.mutation != ref::DescaleMutation::None)
+      js << ", \"mutate_descales\": "
+         << json::quote(ref::descaleMutationName(opt.mutation));
+    js << ", \"pass\": " << (pass ? "true" : "false")
        << ", \"exit\": " << (pass ? 0 : 1)
        << ", \"device\": {\"index\": " << opt.device
        << ", \"name\": " << json::quote(devName)

@@ -13,6 +13,7 @@
 #include "fmha/Reference/Compare.h"
 #include "fmha/Reference/Emulate.h"
 #include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/Mutate.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
@@ -54,6 +55,12 @@ static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's Blo
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1));
 static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false));
 static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden);
+static cl::opt<std::string> optMutateDescales(
+    "mutate-descales",
+    cl::desc("test hook: hand the kernel the descales a kernel with this bug would read "
+             "(swap-kv | logical-page | wrong-head | per-tile | global); the references "
+             "keep the true ones"),
+    cl::init("none"), cl::Hidden);
 static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2));
 static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""));
 
@@ -129,6 +136,28 @@ bool dumpTensors(const std::string &dir, const std::vector<Tensor> &ts,
   return bool(idx);
 }
 
+/// The kv descale buffer handed to the kernel, whatever the target runs it:
+/// the inputs' own, or with --mutate-descales the buffer that makes a correct
+/// kernel compute what one with that descale bug computes (the references
+/// keep in.kv_descale). It has in.kv_descale's layout (in.k_descale,
+/// in.v_descale). blockN: the config's KV tile width (per-tile). Prints what
+/// it changed; std::nullopt (after printing why) when it cannot.
+std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
+                                                 int64_t blockN) {
+  auto kind = ref::parseDescaleMutation(optMutateDescales);
+  if (!kind || *kind == ref::DescaleMutation::None)
+    return in.kv_descale;
+  std::vector<float> d;
+  std::string note;
+  if (std::string err = ref::mutatedDescales(in, *kind, blockN, d, &note);
+      !err.empty()) {
+    llvm::errs() << "fmha-run: --mutate-descales: " << err << "\n";
+    return std::nullopt;
+  }
+  llvm::errs() << "fmha-run: note: --mutate-descales=" << note << "\n";
+  return d;
+}
+
 /// compiler-rt's bf16 conversions (round to nearest even, NaN kept quiet),
 /// for JIT code on CPUs without native bf16 instructions.
 __bf16 truncSfBf2(float x) {
@@ -152,6 +181,11 @@ int main(int argc, char **argv) {
     return fail(2, err);
   if (std::string err = req.validate(); !err.empty())
     return fail(2, "invalid request: " + err);
+  std::optional<ref::DescaleMutation> mutation =
+      ref::parseDescaleMutation(optMutateDescales);
+  if (!mutation)
+    return fail(2, "--mutate-descales must be none, swap-kv, logical-page, "
+                   "wrong-head, per-tile or global, got '" + optMutateDescales + "'");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -272,7 +306,10 @@ int main(int argc, char **argv) {
   };
   // Copies so the kernel cannot see the reference's buffers change.
   std::vector<int32_t> qoIndptr = in.qo_indptr;
-  std::vector<float> descales = in.kv_descale;
+  std::optional<std::vector<float>> kernelKv = kernelDescales(in, emu.block_n);
+  if (!kernelKv)
+    return 3;
+  std::vector<float> descales = std::move(*kernelKv);
   float qd = in.q_descale;
   std::vector<Descriptor> descs;
   for (const mlir::fmha::RequestOperand &a : mlir::fmha::requestOperands(req)) {
@@ -332,7 +369,11 @@ int main(int argc, char **argv) {
   ref::CompareResult vsEmu = ref::compareWithEmulation(in, out.data(), lsePtr, emulated);
   bool pass = vsOracle.pass && vsEmu.pass;
 
-  std::string json = "{\"request\": \"" + req.str() + "\", \"target\": \"host\"" +
+  std::string mutated = *mutation == ref::DescaleMutation::None
+                            ? ""
+                            : std::string(", \"mutate_descales\": \"") +
+                                  ref::descaleMutationName(*mutation) + "\"";
+  std::string json = "{\"request\": \"" + req.str() + "\", \"target\": \"host\"" + mutated +
                      ", \"pass\": " + (pass ? "true" : "false") +
                      ", \"max_abs_err\": " + std::to_string(vsOracle.max_abs_err) +
                      ", \"rel_fro_err\": " + std::to_string(vsOracle.rel_fro_err) +
