@@ -14,6 +14,10 @@
 #include "fmha/Reference/Emulate.h"
 #include "fmha/Reference/FloatCodec.h"
 #include "fmha/Reference/Mutate.h"
+#include "fmha/Emulator/LaneRuntime.h"
+#include "fmha/Compile/Compile.h"
+#include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
@@ -48,7 +52,11 @@ namespace cl = llvm::cl;
 namespace ref = ::fmha::ref;
 using namespace fmha_tools;
 
-static cl::opt<std::string> optTarget("target", cl::desc("where to run: host"), cl::init("host"));
+static cl::opt<std::string> optTarget(
+    "target",
+    cl::desc("where to run: host (the tiled form on the CPU) | gfx942 | gfx950 | sm_90 "
+             "(that chip's lane-level kernel on the CPU, one lane at a time: the lane emulator)"),
+    cl::init("host"));
 static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false));
 static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0));
 static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0));
@@ -173,8 +181,15 @@ float extendBfSf2(__bf16 x) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "fmha-run: run a request and check it\n");
-  if (optTarget != "host")
-    return fail(2, "--target " + optTarget + " is not available; only host");
+  bool lanes = optTarget != "host";
+  if (lanes && optTarget != "gfx942" && optTarget != "gfx950" && optTarget != "sm_90")
+    return fail(2, "--target must be host, gfx942, gfx950 or sm_90, not '" +
+                       optTarget + "'");
+  // A chip's default fp8 flavour, as fmha-compile picks it (FNUZ on gfx942).
+  if (lanes && !optQType.getNumOccurrences())
+    optQType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";
+  if (lanes && !optKvType.getNumOccurrences())
+    optKvType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";
 
   ref::Request req;
   if (std::string err = readRequest(req); !err.empty())
@@ -206,18 +221,23 @@ int main(int argc, char **argv) {
       return fail(2, "invalid request: " + diag);
   }
 
-  // Compile: tiled form with the host config, lowered to LLVM.
+  // Compile: the tiled form with the host config, lowered to LLVM; or, for a
+  // chip, its lane-level kernel made a host function run once per lane.
   auto t0 = std::chrono::steady_clock::now();
   PassManager pm(&ctx);
-  mlir::fmha::HostPipelineOptions opts;
-  opts.folds = !optNoFolds;
-  mlir::fmha::buildFmhaToHostPipeline(pm, opts);
+  if (!lanes) {
+    mlir::fmha::HostPipelineOptions opts;
+    opts.folds = !optNoFolds;
+    mlir::fmha::buildFmhaToHostPipeline(pm, opts);
+  } else {
+    mlir::fmha::buildLanesToLLVMPipeline(pm);
+  }
   ref::EmulateOptions emu;
   {
     // The config is decided by fmha-select-config; run it first to read it.
     PassManager cfgPm(&ctx);
     mlir::fmha::FmhaSelectConfigOptions s;
-    s.chip = "host";
+    s.chip = lanes ? optTarget.getValue() : "host";
     cfgPm.addPass(mlir::fmha::createFmhaSelectConfig(s));
     std::string diag;
     ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
@@ -254,8 +274,25 @@ int main(int argc, char **argv) {
     if (bad)
       return fail(2, "invalid config override: " + diag);
   }
+  if (lanes) {
+    // The chip's kernel, as fmha-compile builds it; the manifest's V-descale
+    // route, as the launchers read it, sets the emulating reference.
+    PassManager front(&ctx);
+    mlir::fmha::buildFmhaToLaneKernelPipeline(front, optTarget, !optNoFolds);
+    std::string diag;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      diag += d.str();
+      return success();
+    });
+    if (failed(front.run(*module)))
+      return fail(2, "not supported on " + optTarget + ": " + diag);
+    module->walk([&](gpu::GPUFuncOp k) {
+      if (auto r = k->getAttrOfType<StringAttr>(mlir::fmha::kPVVdRouteAttr))
+        emu.vd_scaled_p = r.getValue() == "scaled_p";
+    });
+  }
   if (failed(pm.run(*module)))
-    return fail(3, "host pipeline failed");
+    return fail(3, std::string(lanes ? "lane emulator" : "host") + " pipeline failed");
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto optimize = makeOptimizingTransformer(optOptLevel, 0, nullptr);
@@ -267,12 +304,16 @@ int main(int argc, char **argv) {
     return fail(3, "JIT: " + llvm::toString(engine.takeError()));
   // On CPUs without native bf16 conversions the x86 back end legalizes bf16
   // vector moves through compiler-rt's helpers; the JIT process has none.
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  (*engine)->registerSymbols([lanes](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     map[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&truncSfBf2),
                                      llvm::JITSymbolFlags::Exported};
     map[interner("__extendbfsf2")] = {llvm::orc::ExecutorAddr::fromPtr(&extendBfSf2),
                                       llvm::JITSymbolFlags::Exported};
+    if (lanes)
+      for (auto [name, addr] : ::fmha::lane::laneRuntimeSymbols())
+        map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(addr),
+                               llvm::JITSymbolFlags::Exported};
     return map;
   });
   double compileS =
@@ -359,6 +400,9 @@ int main(int argc, char **argv) {
   std::string entry = std::string("_mlir_ciface_") + mlir::fmha::kKernelName;
   if (llvm::Error e = (*engine)->invokePacked(entry, args))
     return fail(3, "JIT invoke: " + llvm::toString(std::move(e)));
+  ::fmha::lane::LaneRuntimeStats laneStats = ::fmha::lane::takeLaneRuntimeStats();
+  if (std::string err = ::fmha::lane::takeLaneRuntimeError(); !err.empty())
+    return fail(3, "lane emulator: " + err);
   double runS =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
 
@@ -373,7 +417,7 @@ int main(int argc, char **argv) {
                             ? ""
                             : std::string(", \"mutate_descales\": \"") +
                                   ref::descaleMutationName(*mutation) + "\"";
-  std::string json = "{\"request\": \"" + req.str() + "\", \"target\": \"host\"" + mutated +
+  std::string json = "{\"request\": \"" + req.str() + "\", \"target\": \"" + optTarget + "\"" + mutated +
                      ", \"pass\": " + (pass ? "true" : "false") +
                      ", \"max_abs_err\": " + std::to_string(vsOracle.max_abs_err) +
                      ", \"rel_fro_err\": " + std::to_string(vsOracle.rel_fro_err) +
@@ -381,12 +425,19 @@ int main(int argc, char **argv) {
                      ", \"unwritten\": " + std::to_string(vsOracle.poisoned) +
                      ", \"compile_s\": " + std::to_string(compileS) +
                      ", \"run_s\": " + std::to_string(runS) +
+                     (lanes ? ", \"lanes\": {\"workgroups\": " + std::to_string(laneStats.workgroups) +
+                                  ", \"lanes\": " + std::to_string(laneStats.lanes) +
+                                  ", \"mma\": " + std::to_string(laneStats.mmas) +
+                                  ", \"barriers\": " + std::to_string(laneStats.barriers) +
+                                  ", \"vd_route\": \"" + (emu.vd_scaled_p ? "scaled_p" : "page_groups") + "\"}"
+                            : std::string()) +
                      ", \"oracle\": " + vsOracle.toJson() +
                      ", \"emulation\": " + vsEmu.toJson() + "}";
   if (optJson)
     llvm::outs() << json << "\n";
   else
-    llvm::outs() << (pass ? "PASS" : "FAIL") << " " << req.str() << " | "
+    llvm::outs() << (pass ? "PASS" : "FAIL") << " " << (lanes ? "[" + optTarget + " lanes] " : "")
+                 << req.str() << " | "
                  << vsOracle.summary() << " | " << vsEmu.summary() << "\n";
 
   if (!optDump.empty()) {
