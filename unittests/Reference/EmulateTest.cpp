@@ -290,8 +290,11 @@ TEST(Emulate, DISABLED_DefaultRequestGapLarge) {
 TEST(Emulate, ScaledPRouteForPerKeyVd) {
   // The scaled-p route (vd_j / r folded into P before the cast): exact with P
   // in f32 (r cancels), within the oracle's tolerance with an fp8 P, and a
-  // different rounding from the default route, so the flag is not ignored.
-  for (int64_t P : {1, 16}) {
+  // different rounding from the default route, so the flag is not ignored:
+  // pages smaller than the tile, and 96 > 64 where tiles cross pages (the
+  // sm_90 kernel takes the route there too). With whole tiles per page (128)
+  // the route changes nothing.
+  for (int64_t P : {1, 16, 96}) {
     Request r = defaultRequest(DType::F8E4M3FN);
     r.page_size = P;
     r.qo_lens = {33, 64};
@@ -318,4 +321,14 @@ TEST(Emulate, ScaledPRouteForPerKeyVd) {
     EXPECT_TRUE(cmp.pass) << cmp.summary();
     EXPECT_NE(c.out_f32, d.out_f32);
   }
+  Request r = defaultRequest(DType::F8E4M3FN);
+  r.page_size = 128;
+  r.qo_lens = {33};
+  r.kv_lens = {300};
+  Inputs in = makeInputs(r);
+  EmulateOptions fp8;
+  fp8.block_n = 64;
+  EmulateOptions fp8s = fp8;
+  fp8s.vd_scaled_p = true;
+  EXPECT_EQ(runEmulation(in, fp8).out_f32, runEmulation(in, fp8s).out_f32);
 }
