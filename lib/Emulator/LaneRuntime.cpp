@@ -7,7 +7,10 @@
 // all wait at the same wave op has it computed, and when every lane waits
 // at the same barrier the workgroup passes it. Lanes of one wave at
 // different sites, or a barrier that some lanes never reach, is an error
-// (a GPU would hang or compute garbage).
+// (a GPU would hang or compute garbage) that stops the launch. An
+// out-of-bounds memory access (fmha_lane_out_of_bounds, from the kernel's
+// check-bounds guards) is recorded too, but the lane goes on (the access was
+// skipped) and so does the launch, which counts them all.
 //
 // The semantics of the wave ops are written from the vendors' documents,
 // independently of the compiler's TargetInfo (which they check):
@@ -95,12 +98,17 @@ struct Launch {
 };
 
 thread_local Launch *tLaunch = nullptr;
-thread_local std::string tError;
+thread_local std::string tError;  // the first error of any kind
+thread_local bool tFatal = false; // an error that stops the launch
+thread_local bool tFirstIsOutOfBounds = false;
+thread_local int64_t tOutOfBounds = 0; // since the last takeLaneRuntimeError
 thread_local LaneRuntimeStats tStats;
 
+/// An error the launch cannot go on after (divergence, deadlock, bad launch).
 void setError(const std::string &msg) {
   if (tError.empty())
     tError = msg;
+  tFatal = true;
 }
 
 std::string where(const Launch &L, const Lane &l) {
@@ -287,7 +295,7 @@ bool runWorkgroup(Launch &L) {
       ++tStats.switches;
       swapcontext(&L.scheduler, &l.ctx);
       ran = true;
-      if (!tError.empty())
+      if (tFatal)
         return false;
     }
     // Waves whose lanes all wait at one wave op.
@@ -419,9 +427,9 @@ void fmha_lane_launch(void (*entry)(int64_t *), int64_t gx, int64_t gy,
     mprotect(l.stack, L->page, PROT_NONE); // guard: an overflow faults
   }
   tLaunch = L.get();
-  for (int64_t z = 0; z < gz && tError.empty(); ++z)
-    for (int64_t y = 0; y < gy && tError.empty(); ++y)
-      for (int64_t x = 0; x < gx && tError.empty(); ++x) {
+  for (int64_t z = 0; z < gz && !tFatal; ++z)
+    for (int64_t y = 0; y < gy && !tFatal; ++y)
+      for (int64_t x = 0; x < gx && !tFatal; ++x) {
         L->blockId[0] = x, L->blockId[1] = y, L->blockId[2] = z;
         if (!runWorkgroup(*L))
           break;
@@ -515,6 +523,23 @@ float fmha_lane_log2(float x) {
   return flushDenormal(static_cast<float>(std::log2(static_cast<double>(flushDenormal(x)))));
 }
 
+/// check-bounds: the access at `site` had `index` outside [0, bound) on dim
+/// `dim` of its memref. The kernel skips the access; the first one is the
+/// error, and the launch goes on (counting them).
+void fmha_lane_out_of_bounds(int32_t site, int64_t index, int64_t bound,
+                             int32_t dim) {
+  ++tOutOfBounds;
+  ++tStats.outOfBounds;
+  if (!tError.empty())
+    return;
+  std::string at = tLaunch && tLaunch->current ? "in " + where(*tLaunch, self())
+                                               : std::string("outside a launch");
+  tError = "out-of-bounds memory access " + at + " at site " + std::to_string(site) +
+           ": index " + std::to_string(index) + " on dim " + std::to_string(dim) +
+           ", bound " + std::to_string(bound);
+  tFirstIsOutOfBounds = true;
+}
+
 } // extern "C"
 
 std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
@@ -528,12 +553,17 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kCvtPkFp8, reinterpret_cast<void *>(&fmha_lane_cvt_pk_fp8)},
           {kCvtFp8x2, reinterpret_cast<void *>(&fmha_lane_cvt_fp8x2)},
           {kExp2, reinterpret_cast<void *>(&fmha_lane_exp2)},
-          {kLog2, reinterpret_cast<void *>(&fmha_lane_log2)}};
+          {kLog2, reinterpret_cast<void *>(&fmha_lane_log2)},
+          {kOutOfBounds, reinterpret_cast<void *>(&fmha_lane_out_of_bounds)}};
 }
 
 std::string takeLaneRuntimeError() {
   std::string e;
   std::swap(e, tError);
+  if (tFirstIsOutOfBounds && tOutOfBounds > 1)
+    e += " (the first of " + std::to_string(tOutOfBounds) + " out-of-bounds accesses)";
+  tFatal = tFirstIsOutOfBounds = false;
+  tOutOfBounds = 0;
   return e;
 }
 

@@ -5,7 +5,9 @@
 // against the compiler's TargetInfo layout facts (written separately): each
 // lane fills its fragments at TargetInfo's positions, and the wave's result
 // must be A * B + C at TargetInfo's accumulator positions. Scheduling
-// errors (divergent lanes, a barrier some lanes miss) must be reported.
+// errors (divergent lanes, a barrier some lanes miss) must be reported, and
+// so must the out-of-bounds accesses of check-bounds kernels (without
+// stopping the launch).
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
@@ -34,6 +36,7 @@ void fmha_lane_mma(int32_t, int32_t, void *, void *, void *, void *);
 int32_t fmha_lane_cvt_pk_fp8(float, float, int32_t, int32_t, int32_t);
 int32_t fmha_lane_cvt_fp8x2(float, float, int32_t);
 float fmha_lane_exp2(float);
+void fmha_lane_out_of_bounds(int32_t, int64_t, int64_t, int32_t);
 }
 
 using namespace fmha;
@@ -221,6 +224,72 @@ TEST(LaneRuntime, BarrierMissedByAWaveIsAnError) {
 TEST(LaneRuntime, BadLaunchIsAnError) {
   fmha_lane_launch(missedBarrierLane, 1, 1, 1, 0, 1, 1, nullptr, 64);
   EXPECT_NE(lane::takeLaneRuntimeError().find("invalid launch"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Out-of-bounds accesses (check-bounds)
+//===----------------------------------------------------------------------===//
+
+// Workgroup 1: lane 5 reports before the barrier, lanes 9 and 10 after it;
+// every lane of both workgroups then finishes (the kernel skipped the
+// accesses, the runtime lets it go on).
+void outOfBoundsLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX), bx = fmha_lane_id(lane::BlockX);
+  if (bx == 1 && t == 5)
+    fmha_lane_out_of_bounds(7, 12, 10, 1);
+  fmha_lane_barrier(1);
+  if (bx == 1 && (t == 9 || t == 10))
+    fmha_lane_out_of_bounds(8, -1, 4, 0);
+  fmha_lane_shuffle(2, lane::Xor, 0, 1, 64);
+  gOut[bx * 128 + t] = 1;
+}
+
+TEST(LaneRuntime, OutOfBoundsIsReportedAndTheLaunchGoesOn) {
+  gOut.assign(256, 0);
+  lane::takeLaneRuntimeStats();
+  fmha_lane_launch(outOfBoundsLane, 2, 1, 1, 128, 1, 1, nullptr, 64);
+  EXPECT_EQ(lane::takeLaneRuntimeError(),
+            "out-of-bounds memory access in workgroup (1, 0, 0) lane 5 at site 7: "
+            "index 12 on dim 1, bound 10 (the first of 3 out-of-bounds accesses)");
+  for (int64_t i = 0; i < 256; ++i)
+    EXPECT_EQ(gOut[i], 1) << "workgroup " << i / 128 << " lane " << i % 128 << " did not finish";
+  lane::LaneRuntimeStats st = lane::takeLaneRuntimeStats();
+  EXPECT_EQ(st.outOfBounds, 3);
+  EXPECT_EQ(st.workgroups, 2);
+  // Taken: the next launch starts clean.
+  fmha_lane_launch(shuffleLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  EXPECT_EQ(lane::takeLaneRuntimeError(), "");
+}
+
+void oobThenDivergeLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  if (t == 3)
+    fmha_lane_out_of_bounds(4, 64, 64, 0);
+  fmha_lane_shuffle(t < 5 ? 1 : 2, lane::Xor, 0, 1, 32);
+}
+
+TEST(LaneRuntime, OutOfBoundsComesFirstAndDivergenceStillStops) {
+  lane::takeLaneRuntimeStats();
+  fmha_lane_launch(oobThenDivergeLane, 3, 1, 1, 32, 1, 1, nullptr, 32);
+  EXPECT_EQ(lane::takeLaneRuntimeError(),
+            "out-of-bounds memory access in workgroup (0, 0, 0) lane 3 at site 4: "
+            "index 64 on dim 0, bound 64");
+  EXPECT_EQ(lane::takeLaneRuntimeStats().workgroups, 1); // stopped at the divergence
+}
+
+TEST(LaneRuntime, OutOfBoundsOutsideALaunch) {
+  fmha_lane_out_of_bounds(2, 5, 0, 3);
+  EXPECT_EQ(lane::takeLaneRuntimeError(),
+            "out-of-bounds memory access outside a launch at site 2: index 5 on dim 3, "
+            "bound 0");
+}
+
+TEST(LaneRuntime, SymbolsIncludeOutOfBounds) {
+  bool found = false;
+  for (auto [name, addr] : lane::laneRuntimeSymbols())
+    if (std::string(name) == lane::kOutOfBounds)
+      found = addr == reinterpret_cast<void *>(&fmha_lane_out_of_bounds);
+  EXPECT_TRUE(found);
 }
 
 //===----------------------------------------------------------------------===//

@@ -21,9 +21,14 @@
 //   int32_t fmha_lane_cvt_fp8x2(f32 hi, f32 lo, i32 fmt) // NVIDIA order
 //   float   fmha_lane_exp2(f32 x)
 //   float   fmha_lane_log2(f32 x)
+//   void    fmha_lane_out_of_bounds(i32 site, i64 index, i64 bound, i32 dim)
+//                                              // check-bounds: a memory
+//                                              // access with index outside
+//                                              // [0, bound) on dim `dim`
 //
 // A "site" is the id of the op that made the call; the lanes of a wave must
-// meet at the same site.
+// meet at the same site. The wave-op sites of a kernel come first, then
+// those of its checked memory accesses.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FMHA_EMULATOR_LANEABI_H
@@ -44,6 +49,7 @@ inline constexpr const char *kCvtPkFp8 = "fmha_lane_cvt_pk_fp8";
 inline constexpr const char *kCvtFp8x2 = "fmha_lane_cvt_fp8x2";
 inline constexpr const char *kExp2 = "fmha_lane_exp2";
 inline constexpr const char *kLog2 = "fmha_lane_log2";
+inline constexpr const char *kOutOfBounds = "fmha_lane_out_of_bounds";
 
 /// fmha_lane_id's argument.
 enum LaneId : int32_t {

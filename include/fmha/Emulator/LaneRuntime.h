@@ -27,13 +27,17 @@ namespace fmha::lane {
 std::vector<std::pair<const char *, void *>> laneRuntimeSymbols();
 
 /// What the last launches on this thread met: "" when all went well, else
-/// the first error (divergent lanes, a deadlock, a bad launch). Cleared by
-/// the call.
+/// the first error (divergent lanes, a deadlock, a bad launch, an
+/// out-of-bounds memory access of a kernel built with check-bounds; for the
+/// last, how many there were in all when more than one). Divergence, a
+/// deadlock and a bad launch stop the launch; an out-of-bounds access does
+/// not (the kernel skipped it). Cleared by the call.
 std::string takeLaneRuntimeError();
 
 /// Counters of the launches on this thread since the last call (cleared).
 struct LaneRuntimeStats {
   int64_t workgroups = 0, lanes = 0, switches = 0, mmas = 0, barriers = 0;
+  int64_t outOfBounds = 0; // fmha_lane_out_of_bounds calls
 };
 LaneRuntimeStats takeLaneRuntimeStats();
 
