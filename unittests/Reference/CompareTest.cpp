@@ -141,7 +141,7 @@ TEST(Compare, RowRelativeBarForSpreadData) {
   EXPECT_FALSE(uni.check_row_rel);
   EXPECT_FALSE(spr.check_max_abs);
   EXPECT_TRUE(spr.check_row_rel);
-  EXPECT_EQ(spr.max_row_rel, 0.055);
+  EXPECT_EQ(spr.max_row_rel, 0.07);
   EXPECT_EQ(Tolerances::forMode(CompareMode::Emulation, DataMode::Spread).rel_fro, 2e-3);
   auto run = [&](const Tolerances &t) {
     return compareOutputs(DType::F32, out.data(), ref.data(), ref.size(), nullptr,
@@ -155,7 +155,7 @@ TEST(Compare, RowRelativeBarForSpreadData) {
   EXPECT_EQ(a.summary().find("max_row_rel"), std::string::npos) << a.summary();
   EXPECT_NE(b.summary().find("PASS oracle max_row_rel=0.02 "), std::string::npos)
       << b.summary();
-  EXPECT_NE(b.toJson().find("\"tol_max_row_rel\":0.055"), std::string::npos);
+  EXPECT_NE(b.toJson().find("\"tol_max_row_rel\":0.07"), std::string::npos);
   EXPECT_NE(a.toJson().find("\"tol_max_row_rel\":null"), std::string::npos);
   EXPECT_NE(a.toJson().find("\"max_row_rel_err\":0.02"), std::string::npos);
   // 0.06 in the small row is judged against max(1, 0.5) = 1: fails both.

@@ -9,9 +9,14 @@
 //    no NaN/inf in O, and no element still holding the poison pattern.
 //  - spread data (DataMode::Spread), oracle mode: O grows with the data, so
 //    the absolute bar becomes a row-relative one: per row (one query token
-//    and query head, over Dv) max |O - O_ref| < 0.055 * max(1, max |O_ref|
+//    and query head, over Dv) max |O - O_ref| < 0.07 * max(1, max |O_ref|
 //    of the row); relative Frobenius < 2e-2 as before. Emulation and lse
-//    bars do not change.
+//    bars do not change. (SPEC section 6 writes 0.055; a correct kernel with
+//    an e4m3 P cannot always meet it: a row dominated by one key carries
+//    that key's P rounding, up to 2^-4 = 0.0625 relative, plus the bf16/f16
+//    output rounding. Measured: 4 of 30 correct H200 kernels at 0.056-0.060,
+//    reproduced by the emulating reference, 0.004 with f32 P; the five
+//    descale bugs give 0.97 to 60. docs/REFERENCE.md.)
 // Outputs are poisoned before a launch (poisonFill) so an unwritten element is
 // found: it still equals poisonBits(). Poisoned elements are counted apart
 // from other non-finite values.
@@ -40,13 +45,17 @@ void poisonFill(DType t, void *buf, size_t n);
 enum class CompareMode { Oracle, Emulation };
 const char *compareModeName(CompareMode m); ///< "oracle" / "emulation"
 
+/// The spread-data row-relative bar: 2^-4 (an e4m3 P's rounding, relative)
+/// + 2^-8 (bf16 out) rounded up (see the header comment).
+inline constexpr double kSpreadRowBar = 0.07;
+
 struct Tolerances {
   double max_abs = 0.055; ///< checked only when check_max_abs
   double rel_fro = 2e-2;
   double lse_rel = 1e-3; ///< |d| < lse_rel * max(1, |ref|)
   /// Per row: max |d| < max_row_rel * max(1, max |ref| of the row); checked
   /// only when check_row_rel (and rows are given).
-  double max_row_rel = 0.055;
+  double max_row_rel = kSpreadRowBar;
   bool check_max_abs = true;
   bool check_row_rel = false;
   /// SPEC section 6 values of a mode for the data the inputs were made from
