@@ -60,7 +60,7 @@ constexpr int kWarmups = 3;
 
 const char *kUsage =
     "usage: fmha-cuda-run NAME.json [--ptx FILE] [--device N] [--repeat N] "
-    "[--json]";
+    "[--json] [--dump-out FILE]";
 
 //===----------------------------------------------------------------------===//
 // Command line and diagnostics
@@ -68,6 +68,10 @@ const char *kUsage =
 
 struct Options {
   std::string manifest, ptx, cudaLibrary;
+  /// --dump-out FILE: the output of the checked launch as raw bytes of the
+  /// out type (and FILE.lse, f32, when the kernel returns lse), to compare
+  /// with another run of the same kernel and inputs (the lane emulator's).
+  std::string dumpOut;
   int device = 0;
   int64_t repeat = 0;
   bool json = false;
@@ -125,7 +129,8 @@ std::string parseArgs(int argc, char **argv, bool &help) {
                    name == "-device" || name == "--repeat" ||
                    name == "-repeat" || name == "--cuda-library" ||
                    name == "-cuda-library" || name == "--mutate-descales" ||
-                   name == "-mutate-descales";
+                   name == "-mutate-descales" || name == "--dump-out" ||
+                   name == "-dump-out";
       if (!known)
         return "unknown option " + std::string(a);
       if (!inlineValue) {
@@ -143,6 +148,8 @@ std::string parseArgs(int argc, char **argv, bool &help) {
                  "wrong-head, per-tile or global, got '" +
                  std::string(value) + "'";
         opt.mutation = *k;
+      } else if (n == "dump-out") {
+        opt.dumpOut = std::string(value);
       } else if (n == "cuda-library") {
         opt.cudaLibrary = std::string(value);
       } else {
@@ -884,6 +891,17 @@ int run() {
   if (l.used && !lse.empty())
     if (int e = cu.memcpyDtoH(lse.data(), l.dev, lse.size() * 4))
       return cudaFailed("cuMemcpyDtoH", e, " (lse)");
+  if (!opt.dumpOut.empty()) {
+    auto write = [](const std::string &path, const void *data, size_t bytes) {
+      FILE *f = std::fopen(path.c_str(), "wb");
+      bool ok = f && std::fwrite(data, 1, bytes, f) == bytes;
+      ok = (f && std::fclose(f) == 0) && ok;
+      return ok;
+    };
+    if (!write(opt.dumpOut, out.data(), out.size()) ||
+        (l.used && !write(opt.dumpOut + ".lse", lse.data(), lse.size() * 4)))
+      return fail(3, "cannot write --dump-out " + opt.dumpOut);
+  }
 
   // Timing: warm-ups, then one event pair per launch.
   std::vector<double> times;
@@ -1059,7 +1077,9 @@ int main(int argc, char **argv) {
         "and TFLOPS\n"
         "  --json        print one JSON object (errors too)\n"
         "  --no-check    time only (with --repeat): skip the oracle and the "
-        "emulation\n\n"
+        "emulation\n"
+        "  --dump-out F  write the checked launch's output to F (raw, out type) "
+        "and lse to F.lse\n\n"
         "Exit: 0 pass, 1 SPEC section 6 not met, 2 unusable input, 3 no CUDA "
         "driver or\ndevice, or a CUDA call failed.\n",
         kUsage, kWarmups);
