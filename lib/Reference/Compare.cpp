@@ -36,8 +36,13 @@ Tolerances Tolerances::forMode(CompareMode m, DataMode d) {
     t.rel_fro = 2e-3;
     t.check_max_abs = false;
   } else if (d == DataMode::Spread) {
+    // Issue 12: spread data is judged by the row bar and the emulation bar.
+    // The relative Frobenius error is reported, not judged: it is dominated
+    // by the largest rows, which carry the same fp8-P rounding (H200 P = 1:
+    // 0.024 with the row bar at 0.056 and the emulation at 6.6e-5).
     t.check_max_abs = false;
     t.check_row_rel = true;
+    t.check_rel_fro = false;
   }
   return t;
 }
@@ -137,7 +142,7 @@ CompareResult compareOutputs(DType out_t, const void *out, const double *ref_out
       << r.max_row_rel_abs << ", max |ref| " << r.max_row_rel_ref << ")";
     fail(s.str());
   }
-  if (!(r.rel_fro_err < r.tol.rel_fro)) {
+  if (r.tol.check_rel_fro && !(r.rel_fro_err < r.tol.rel_fro)) {
     std::ostringstream s;
     s << "rel fro err " << r.rel_fro_err << " >= " << r.tol.rel_fro;
     fail(s.str());
@@ -196,7 +201,7 @@ std::string CompareResult::toJson() const {
      << ",\"tol_max_abs\":" << (tol.check_max_abs ? num(tol.max_abs) : "null")
      << ",\"tol_max_row_rel\":"
      << (tol.check_row_rel && row_len ? num(tol.max_row_rel) : "null")
-     << ",\"tol_rel_fro\":" << num(tol.rel_fro)
+     << ",\"tol_rel_fro\":" << (tol.check_rel_fro ? num(tol.rel_fro) : "null")
      << ",\"tol_lse_rel\":" << num(tol.lse_rel) << ",\"reason\":\"" << esc
      << "\"}";
   return os.str();

@@ -128,7 +128,8 @@ TEST(Compare, EndToEndWithOracleAndEmulation) {
 }
 
 // Spread data: the oracle bar is per row, relative to the row's largest
-// |O_ref| (at least 1); the emulation bar does not change.
+// |O_ref| (at least 1), and its rel Frobenius is not judged; the emulation
+// bar does not change.
 TEST(Compare, RowRelativeBarForSpreadData) {
   const size_t Dv = 4;
   // Row 0 is large (about 100), row 1 small (about 0.5).
@@ -142,7 +143,10 @@ TEST(Compare, RowRelativeBarForSpreadData) {
   EXPECT_FALSE(spr.check_max_abs);
   EXPECT_TRUE(spr.check_row_rel);
   EXPECT_EQ(spr.max_row_rel, 0.07);
+  EXPECT_TRUE(uni.check_rel_fro);
+  EXPECT_FALSE(spr.check_rel_fro); // reported, not judged
   EXPECT_EQ(Tolerances::forMode(CompareMode::Emulation, DataMode::Spread).rel_fro, 2e-3);
+  EXPECT_TRUE(Tolerances::forMode(CompareMode::Emulation, DataMode::Spread).check_rel_fro);
   auto run = [&](const Tolerances &t) {
     return compareOutputs(DType::F32, out.data(), ref.data(), ref.size(), nullptr,
                           nullptr, 0, CompareMode::Oracle, &t, Dv);
@@ -187,4 +191,22 @@ TEST(Compare, OracleBarFollowsTheData) {
   EXPECT_TRUE(cu.pass);
   EXPECT_TRUE(cu.tol.check_max_abs);
   EXPECT_EQ(cu.summary().find("max_row_rel="), std::string::npos);
+}
+
+// Spread data, oracle mode: a whole-output relative Frobenius error over
+// 2e-2 alone does not fail (the row bar judges); uniform data it fails.
+TEST(Compare, SpreadDataDoesNotJudgeRelFrobenius) {
+  const size_t Dv = 2;
+  std::vector<double> ref = {100, 100, 1, 1};
+  std::vector<float> out = {103, 103, 1, 1}; // rows: 3% and 0; rel fro 3%
+  const Tolerances spr = Tolerances::forMode(CompareMode::Oracle, DataMode::Spread);
+  CompareResult c = compareOutputs(DType::F32, out.data(), ref.data(), ref.size(), nullptr,
+                                   nullptr, 0, CompareMode::Oracle, &spr, Dv);
+  EXPECT_GT(c.rel_fro_err, 2e-2);
+  EXPECT_TRUE(c.pass) << c.summary();
+  EXPECT_NE(c.toJson().find("\"tol_rel_fro\":null"), std::string::npos);
+  out[0] = 110; // 10% of row 0: over the row bar
+  CompareResult d = compareOutputs(DType::F32, out.data(), ref.data(), ref.size(), nullptr,
+                                   nullptr, 0, CompareMode::Oracle, &spr, Dv);
+  EXPECT_FALSE(d.pass);
 }
