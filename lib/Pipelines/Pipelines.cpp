@@ -103,8 +103,10 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   pm.addPass(createConvertFmhaToGPU(gpu));
 }
 
-void fmha::buildLanesToLLVMPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertLanesToHost());
+void fmha::buildLanesToLLVMPipeline(OpPassManager &pm, bool checkBounds) {
+  ConvertLanesToHostOptions lanes;
+  lanes.checkBounds = checkBounds;
+  pm.addPass(createConvertLanesToHost(lanes));
   addHostLowering(pm);
 }
 

@@ -119,6 +119,24 @@ def ConvertLanesToHost : Pass<"fmha-lanes-to-host", "::mlir::ModuleOp"> {
     Every call site carries an id; lanes of one wave meeting at different
     sites is reported as divergence. Any other gpu/amdgpu/rocdl/nvvm op, or
     inline assembly it does not know, is an error that names it.
+
+    With `check-bounds` (the default) every memory access of the kernel is
+    guarded: each index of a `memref.load` / `memref.store` must lie in
+    [0, dim), and each of the last n indices of an n-D `vector.load` /
+    `vector.store` must satisfy 0 <= i and i + length <= dim, on the
+    memref's own dims (a subview's sizes, a workgroup buffer's static
+    shape, the host's sizes of a global tensor); the access runs in an
+    `scf.if` on that. A `memref.subview` must lie in its source. On a
+    violation the lane calls `fmha_lane_out_of_bounds(site, index, bound,
+    dim)` (the first out-of-range dim, its index and size), the access is
+    skipped (a load yields zero, a store writes nothing; an out-of-range
+    subview becomes empty in its dynamic offsets and sizes) and the lane goes
+    on; the runtime reports the first violation, naming the workgroup, lane
+    and site, and fmha-run exits 3. An access in range by construction is
+    left alone. The access sites are numbered after the wave-op sites. A
+    kernel that accesses memory through any other op (vector.transfer_read,
+    vector.maskedload, memref.atomic_rmw, llvm.load, ...) is an error with
+    check-bounds; `check-bounds=false` emulates it unchecked.
     Before:
     ```mlir
     gpu.module @fmha_kernels [#rocdl.target<chip = "gfx942">] {
@@ -137,15 +155,30 @@ def ConvertLanesToHost : Pass<"fmha-lanes-to-host", "::mlir::ModuleOp"> {
       ... llvm.store %x, %slotA ...
       call @fmha_lane_mma(%site, %kind, %slotA, %slotB, %slotC, %slotD) : (...) -> ()
       call @fmha_lane_barrier(%site1) : (i32) -> ()
+      // check-bounds: %v = memref.load %m[%i] : memref<?xi32, 1> becomes
+      %ok = arith.cmpi ult, %i, %dim : index
+      %v = scf.if %ok -> (i32) {
+        %l = memref.load %m[%i] : memref<?xi32, 1>
+        scf.yield %l : i32
+      } else {
+        call @fmha_lane_out_of_bounds(%site2, %i64, %dim64, %c0_i32) : (i32, i64, i64, i32) -> ()
+        scf.yield %c0 : i32
+      }
       return
     }
     func.func @k_lanes(%args: !llvm.ptr) { ... call @k(...) }
     func.func @f(...) { call @fmha_lane_launch(%entry, %gx, %gy, %gz, %bx, %by, %bz, %args, %wave) }
     ```
   }];
+  let options = [
+    Option<"checkBounds", "check-bounds", "bool", /*default=*/"true",
+           "guard every memref/vector load and store (and subview) of the "
+           "kernel: an index outside its dim is reported through "
+           "fmha_lane_out_of_bounds and the access skipped">,
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::vector::VectorDialect"];
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
 }
 
 #endif // FMHA_CONVERSION_PASSES_TD

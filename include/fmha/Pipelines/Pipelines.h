@@ -92,9 +92,11 @@ void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
 /// the lane runtime's symbols (fmha/Emulator/LaneRuntime.h).
 void buildFmhaToLanesPipeline(OpPassManager &pm,
                               const GPUPipelineOptions &options);
-/// Only the back half: fmha-lanes-to-host and the host lowering, on a module
-/// at the lane-kernel level.
-void buildLanesToLLVMPipeline(OpPassManager &pm);
+/// Only the back half: fmha-lanes-to-host{check-bounds} and the host
+/// lowering, on a module at the lane-kernel level. `checkBounds` guards every
+/// memory access of the kernel (an out-of-range index is reported by the lane
+/// runtime, the access skipped).
+void buildLanesToLLVMPipeline(OpPassManager &pm, bool checkBounds = true);
 
 /// Registers the pipelines above with the global pass registry (tools only).
 void registerFmhaPipelines();

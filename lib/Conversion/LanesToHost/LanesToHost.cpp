@@ -11,7 +11,12 @@
 // - every op that needs the wave or the workgroup (MMA, shuffles,
 //   readfirstlane, barrier) or a vendor's exact numerics (fp8 packs, exp2,
 //   log2) becomes a call of the runtime with scalar or pointer arguments;
-// - the host function's gpu.launch_func becomes fmha_lane_launch.
+// - the host function's gpu.launch_func becomes fmha_lane_launch;
+// - with check-bounds (the default), every memref / vector load and store
+//   and every subview of the kernel is guarded: an index outside its dim
+//   calls fmha_lane_out_of_bounds, and the access is skipped (a load yields
+//   zero), so the lane goes on safely and the runtime reports the first
+//   violation.
 //
 // The pass checks every op first and changes nothing when one has no
 // emulation: the error names the op.
@@ -28,7 +33,12 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace fmha {
@@ -176,6 +186,39 @@ std::string unsupported(Operation *op) {
   return "'" + op->getName().getStringRef().str() + "'";
 }
 
+/// The accesses check-bounds guards (and memref.subview, whose range it
+/// checks against its source).
+bool isGuardedAccess(Operation *op) {
+  return isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp>(op);
+}
+
+/// Why check-bounds cannot guard `op`, or "" when it can (or need not): an
+/// op that reads or writes a memref or a pointer other than the guarded
+/// accesses, or one with unknown effects on a memref operand.
+std::string unguarded(Operation *op) {
+  if (isGuardedAccess(op) || isa<memref::SubViewOp>(op))
+    return "";
+  auto isMemory = [](Type t) {
+    return isa<BaseMemRefType, LLVM::LLVMPointerType>(t);
+  };
+  if (auto mem = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    mem.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &e : effects)
+      if (Value v = e.getValue(); v && isMemory(v.getType()) &&
+                                  isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()))
+        return "'" + op->getName().getStringRef().str() + "'";
+    return "";
+  }
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return "";
+  for (Value v : op->getOperands())
+    if (isMemory(v.getType()))
+      return "'" + op->getName().getStringRef().str() + "' (unknown effects on a "
+             "memref or pointer operand)";
+  return "";
+}
+
 //===----------------------------------------------------------------------===//
 // The rewrite of one kernel
 //===----------------------------------------------------------------------===//
@@ -185,9 +228,12 @@ std::string unsupported(Operation *op) {
 /// every access states its alignment.
 constexpr unsigned kSlotAlign = 64;
 
+struct DimCheck;
+
 struct Rewriter {
   ModuleOp module;
   Chip chip;
+  bool checkBounds = true;
   int32_t nextSite = 0;
   // Stack slots of the current kernel, at its entry: operands of a runtime
   // call that are vectors (the calls take pointers).
@@ -239,6 +285,17 @@ struct Rewriter {
 
   LogicalResult rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k);
   void rewriteOp(Operation *op);
+  // check-bounds: index constants at the kernel's entry and the sizes of
+  // dynamic dims after their memref's definition, made once each.
+  Block *entryBlock = nullptr;
+  DenseMap<int64_t, Value> constants;
+  DenseMap<std::pair<Value, int64_t>, Value> dimSizes;
+  Value indexConst(int64_t v);
+  Value dimSize(Value mem, int64_t d);
+  void reportOutOfBounds(ImplicitLocOpBuilder &b, int32_t site,
+                         ArrayRef<DimCheck> dims);
+  void guardAccess(Operation *op);
+  void guardSubView(memref::SubViewOp op);
   void rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes);
 };
 
@@ -353,6 +410,200 @@ void Rewriter::rewriteOp(Operation *op) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// check-bounds
+//===----------------------------------------------------------------------===//
+
+/// One dim of a checked access: its index `i`, the dim's `size`, the length
+/// of the access along it (a vector's, else 1) and whether it is inside
+/// (`ok`).
+struct DimCheck {
+  int64_t dim;
+  Value i, size;
+  int64_t extent;
+  Value ok;
+};
+
+/// In the else branch of a failed check: the first dim out of range, the
+/// index to report (the first element's when it is out, else the last one's)
+/// and the dim's size, to fmha_lane_out_of_bounds.
+void Rewriter::reportOutOfBounds(ImplicitLocOpBuilder &b, int32_t site,
+                                 ArrayRef<DimCheck> dims) {
+  auto badIndex = [&](const DimCheck &c) -> Value {
+    if (c.extent == 1)
+      return c.i;
+    Value firstIn = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, c.i, c.size);
+    Value last = arith::AddIOp::create(b, c.i, indexConst(c.extent - 1));
+    return arith::SelectOp::create(b, firstIn, last, c.i);
+  };
+  // From the last dim to the first, so that the first bad one wins; the
+  // last one's values stand when no earlier dim is bad (one of them is).
+  const DimCheck &lastDim = dims.back();
+  Value index = badIndex(lastDim), bound = lastDim.size;
+  Value dim = i32(b, lastDim.dim);
+  for (const DimCheck &c : llvm::reverse(dims.drop_back())) {
+    index = arith::SelectOp::create(b, c.ok, index, badIndex(c));
+    bound = arith::SelectOp::create(b, c.ok, bound, c.size);
+    dim = arith::SelectOp::create(b, c.ok, dim, i32(b, c.dim));
+  }
+  Type i64 = b.getI64Type();
+  call(b, lane::kOutOfBounds,
+       {i32(b, site), arith::IndexCastOp::create(b, i64, index),
+        arith::IndexCastOp::create(b, i64, bound), dim},
+       {});
+}
+
+Value Rewriter::indexConst(int64_t v) {
+  Value &c = constants[v];
+  if (!c) {
+    OpBuilder b(entryBlock, entryBlock->begin());
+    c = arith::ConstantIndexOp::create(b, entryBlock->getParentOp()->getLoc(), v);
+  }
+  return c;
+}
+
+Value Rewriter::dimSize(Value mem, int64_t d) {
+  auto t = cast<MemRefType>(mem.getType());
+  if (!t.isDynamicDim(d))
+    return indexConst(t.getDimSize(d));
+  Value &v = dimSizes[{mem, d}];
+  if (!v) {
+    OpBuilder b(mem.getContext());
+    if (Operation *def = mem.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(mem).getOwner());
+    v = memref::DimOp::create(b, mem.getLoc(), mem, d);
+  }
+  return v;
+}
+
+/// memref.load / memref.store / vector.load / vector.store: every index in
+/// [0, dim), the last n of an n-D vector access with i + length <= dim. The
+/// access runs in an scf.if; the else branch reports and yields zero.
+void Rewriter::guardAccess(Operation *op) {
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  Value mem;
+  ValueRange indices;
+  ArrayRef<int64_t> shape; // of a vector access
+  if (auto l = dyn_cast<memref::LoadOp>(op))
+    mem = l.getMemRef(), indices = l.getIndices();
+  else if (auto s = dyn_cast<memref::StoreOp>(op))
+    mem = s.getMemRef(), indices = s.getIndices();
+  else if (auto l = dyn_cast<vector::LoadOp>(op))
+    mem = l.getBase(), indices = l.getIndices(), shape = l.getVectorType().getShape();
+  else if (auto s = dyn_cast<vector::StoreOp>(op))
+    mem = s.getBase(), indices = s.getIndices(), shape = s.getVectorType().getShape();
+  auto mt = cast<MemRefType>(mem.getType());
+  int64_t rank = static_cast<int64_t>(indices.size());
+  int64_t first = rank - static_cast<int64_t>(shape.size());
+  using P = arith::CmpIPredicate;
+  SmallVector<DimCheck> checks;
+  Value ok;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t extent = d < first ? 1 : shape[d - first];
+    Value i = indices[d], size = dimSize(mem, d);
+    // Unsigned compares: a negative index is out too.
+    Value in;
+    if (extent == 1) {
+      in = b.createOrFold<arith::CmpIOp>(P::ult, i, size);
+    } else if (!mt.isDynamicDim(d)) {
+      // 0 <= i <= size - extent (never, if the vector is longer than the dim).
+      int64_t lim = mt.getDimSize(d) - extent + 1;
+      in = lim > 0 ? b.createOrFold<arith::CmpIOp>(P::ult, i, indexConst(lim))
+                   : arith::ConstantIntOp::create(b, b.getI1Type(), 0).getResult();
+    } else {
+      Value last = b.createOrFold<arith::AddIOp>(i, indexConst(extent - 1));
+      in = b.createOrFold<arith::AndIOp>(b.createOrFold<arith::CmpIOp>(P::ult, i, size),
+                                         b.createOrFold<arith::CmpIOp>(P::ult, last, size));
+    }
+    if (matchPattern(in, m_One())) { // in range by construction
+      if (Operation *c = in.getDefiningOp(); c && in.use_empty())
+        c->erase();
+      continue;
+    }
+    checks.push_back({d, i, size, extent, in});
+    ok = ok ? b.createOrFold<arith::AndIOp>(ok, in) : in;
+  }
+  if (!ok)
+    return;
+  int32_t site = nextSite++;
+  auto guarded = scf::IfOp::create(
+      b, ok,
+      [&](OpBuilder &nb, Location loc) {
+        Operation *c = nb.clone(*op);
+        scf::YieldOp::create(nb, loc, c->getResults());
+      },
+      [&](OpBuilder &nb, Location loc) {
+        ImplicitLocOpBuilder eb(loc, nb);
+        reportOutOfBounds(eb, site, checks);
+        SmallVector<Value> zeros;
+        for (Type t : op->getResultTypes())
+          zeros.push_back(arith::ConstantOp::create(eb, cast<TypedAttr>(eb.getZeroAttr(t))));
+        scf::YieldOp::create(eb, zeros);
+      });
+  op->replaceAllUsesWith(guarded.getResults());
+  op->erase();
+}
+
+/// memref.subview: offset o, size s, stride t of every dim with
+/// o >= 0, s >= 0 and o + (s - 1) t < dim (o <= dim when s = 0). Out of
+/// range, it is reported and the view becomes empty where its offsets and
+/// sizes are dynamic (an access through it is then out of its bounds, and
+/// skipped; a static size over a smaller source stays unsafe).
+void Rewriter::guardSubView(memref::SubViewOp op) {
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  Value src = op.getSource();
+  Value zero = indexConst(0), one = indexConst(1);
+  auto value = [&](OpFoldResult r) {
+    return getValueOrCreateConstantIndexOp(b, b.getLoc(), r);
+  };
+  using P = arith::CmpIPredicate;
+  SmallVector<DimCheck> checks;
+  Value ok;
+  SmallVector<OpFoldResult> offsets = op.getMixedOffsets(), sizes = op.getMixedSizes(),
+                            strides = op.getMixedStrides();
+  for (int64_t d = 0, e = static_cast<int64_t>(offsets.size()); d < e; ++d) {
+    Value o = value(offsets[d]), s = value(sizes[d]), t = value(strides[d]);
+    Value dim = dimSize(src, d);
+    Value lastEl = b.createOrFold<arith::AddIOp>(
+        o, b.createOrFold<arith::MulIOp>(b.createOrFold<arith::SubIOp>(s, one), t));
+    Value nonEmpty = b.createOrFold<arith::CmpIOp>(P::sgt, s, zero);
+    Value endOk = b.createOrFold<arith::SelectOp>(
+        nonEmpty, b.createOrFold<arith::CmpIOp>(P::slt, lastEl, dim),
+        b.createOrFold<arith::CmpIOp>(P::sle, o, dim));
+    // The index to report: a negative offset or size, else the last element
+    // (the offset of an empty view).
+    Value index = b.createOrFold<arith::SelectOp>(
+        b.createOrFold<arith::CmpIOp>(P::slt, o, zero), o,
+        b.createOrFold<arith::SelectOp>(
+            b.createOrFold<arith::CmpIOp>(P::slt, s, zero), s,
+            b.createOrFold<arith::SelectOp>(nonEmpty, lastEl, o)));
+    Value in = b.createOrFold<arith::AndIOp>(
+        b.createOrFold<arith::AndIOp>(b.createOrFold<arith::CmpIOp>(P::sge, o, zero),
+                                      b.createOrFold<arith::CmpIOp>(P::sge, s, zero)),
+        endOk);
+    if (matchPattern(in, m_One()))
+      continue; // a static view of a static source: verified
+    checks.push_back({d, index, dim, /*extent=*/1, in});
+    ok = ok ? b.createOrFold<arith::AndIOp>(ok, in) : in;
+  }
+  if (!ok)
+    return;
+  int32_t site = nextSite++;
+  Value bad = arith::XOrIOp::create(b, ok, arith::ConstantIntOp::create(b, b.getI1Type(), 1));
+  scf::IfOp::create(b, bad, [&](OpBuilder &nb, Location loc) {
+    ImplicitLocOpBuilder eb(loc, nb);
+    reportOutOfBounds(eb, site, checks);
+    scf::YieldOp::create(eb);
+  });
+  // Out of range: an empty view at offset 0 (in its dynamic sizes/offsets).
+  for (OpOperand &o : op.getOffsetsMutable())
+    o.set(arith::SelectOp::create(b, ok, o.get(), zero));
+  for (OpOperand &s : op.getSizesMutable())
+    s.set(arith::SelectOp::create(b, ok, s.get(), zero));
+}
+
 /// A memref<shape x elem> (no memory space, identity layout) over `p`.
 Value memrefAt(ImplicitLocOpBuilder &b, Value p, MemRefType t) {
   MLIRContext *ctx = b.getContext();
@@ -429,6 +680,22 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   for (Operation *op : ops)
     rewriteOp(op);
 
+  // Bounds checks, after the wave ops so that their sites keep their ids.
+  if (checkBounds) {
+    entryBlock = &entry;
+    SmallVector<Operation *> accesses;
+    f.walk([&](Operation *op) {
+      if (isGuardedAccess(op) || isa<memref::SubViewOp>(op))
+        accesses.push_back(op);
+    });
+    for (Operation *op : accesses) {
+      if (auto sv = dyn_cast<memref::SubViewOp>(op))
+        guardSubView(sv);
+      else
+        guardAccess(op);
+    }
+  }
+
   // The entry the runtime calls: args[i] holds argument i (pointers as
   // integers).
   b.setInsertionPointToEnd(module.getBody());
@@ -484,7 +751,7 @@ void Rewriter::rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes) {
 
 } // namespace
 
-LogicalResult mlir::fmha::convertLanesToHost(ModuleOp module) {
+LogicalResult mlir::fmha::convertLanesToHost(ModuleOp module, bool checkBounds) {
   SmallVector<gpu::GPUModuleOp> gms(module.getOps<gpu::GPUModuleOp>());
   if (gms.empty())
     return module.emitError("fmha-lanes-to-host: no gpu.module to emulate "
@@ -519,6 +786,14 @@ LogicalResult mlir::fmha::convertLanesToHost(ModuleOp module) {
               "emulator has no semantics for " << why;
           return WalkResult::interrupt();
         }
+        if (!checkBounds)
+          return WalkResult::advance();
+        if (std::string why = unguarded(op); !why.empty()) {
+          op->emitOpError("fmha-lanes-to-host (") << chip->name << "): check-bounds "
+              "has no guard for the memory access of " << why
+              << " (check-bounds=false emulates it unchecked)";
+          return WalkResult::interrupt();
+        }
         return WalkResult::advance();
       });
       if (r.wasInterrupted())
@@ -549,6 +824,7 @@ LogicalResult mlir::fmha::convertLanesToHost(ModuleOp module) {
     Rewriter rw;
     rw.module = module;
     rw.chip = chip;
+    rw.checkBounds = checkBounds;
     auto gm = k->getParentOfType<gpu::GPUModuleOp>();
     if (failed(rw.rewriteKernel(gm, k)))
       return failure();
@@ -562,8 +838,9 @@ LogicalResult mlir::fmha::convertLanesToHost(ModuleOp module) {
 namespace {
 struct ConvertLanesToHostPass
     : mlir::fmha::impl::ConvertLanesToHostBase<ConvertLanesToHostPass> {
+  using Base::Base;
   void runOnOperation() override {
-    if (failed(mlir::fmha::convertLanesToHost(getOperation())))
+    if (failed(mlir::fmha::convertLanesToHost(getOperation(), checkBounds)))
       signalPassFailure();
   }
 };

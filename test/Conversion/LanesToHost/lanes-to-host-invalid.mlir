@@ -85,3 +85,19 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// check-bounds (the default) guards loads and stores only: another access of
+// a memref is refused (check-bounds=false emulates it unchecked).
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#rocdl.target<chip = "gfx942">] {
+    gpu.func @k() workgroup(%lds : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+      %c0 = arith.constant 0 : index
+      %f = arith.constant 1.0 : f32
+      // expected-error @+1 {{fmha-lanes-to-host (gfx942): check-bounds has no guard for the memory access of 'memref.atomic_rmw' (check-bounds=false emulates it unchecked)}}
+      %r = memref.atomic_rmw addf %f, %lds[%c0] : (f32, memref<64xf32, #gpu.address_space<workgroup>>) -> f32
+      gpu.return
+    }
+  }
+}

@@ -22,6 +22,12 @@ the page_groups fault window (Sk % P in 1..R, docs/REGIMES.md); every other
 case keeps out of it (checked when the list is built), so a failure names its
 regime.
 
+A case added with oob=True is a known out-of-bounds read of the kernel: the
+emulator's check-bounds reports it (fmha-run exits 3, "lane emulator:
+out-of-bounds memory access ..."), and run.py expects exactly that. When the
+kernel is fixed the case fails until the flag is dropped (and
+oob-sk0-last.test flipped).
+
 Usage:
   cases.py [--chip CHIP]                 the list
   cases.py --verify FMHA_COMPILE [--chip CHIP]
@@ -62,7 +68,8 @@ class Builder:
         self.seed = 1
 
     def add(self, seq, page, qo, kv, quant="kv_blockscale", table="csr", layout="nhd",
-            mask="causal", heads="2/1", dim="64", lse=True, extra=(), fault=False):
+            mask="causal", heads="2/1", dim="64", lse=True, extra=(), fault=False,
+            oob=False):
         r = regimes.regime(self.chip, page, quant)
         kvs = [int(x) for x in str(kv).split(",")]
         qos = [int(x) for x in str(qo).split(",")]
@@ -84,6 +91,8 @@ class Builder:
             flags.append("--lse")
         flags += list(extra)
         self.seed += 1
+        if oob:
+            r = dict(r, expect="out-of-bounds")
         self.cases.append((name, flags, r))
 
 
@@ -104,8 +113,9 @@ def build(chip):
         b.add("page-192-kv-page-plus-minus-1", 192, "20,20", "191,193", mask="window:64,0",
               layout="hnd")
     # Sk = 0 as the last CSR sequence: the prologue's page-id prefetch reads
-    # kv_page_indices[kv_indptr[B]] (one past the end; docs/REGIMES.md).
-    b.add("sk0-last-csr", BN, "9,4", "200,0", mask="none")
+    # kv_page_indices[kv_indptr[B]] (one past the end; docs/REGIMES.md), which
+    # check-bounds reports (oob-sk0-last.test).
+    b.add("sk0-last-csr", BN, "9,4", "200,0", mask="none", oob=True)
     # Ragged q tails over two q tiles (BM + 1 and 2 BM - 1 rows), causal.
     b.add("ragged-q-two-q-tiles", 1024, f"{BM + 1},{2 * BM - 1}", "200,150",
           table="block", layout="nhd")
