@@ -920,9 +920,27 @@ LogicalResult Lowering::lowerPageIds(PageIdsOp op) {
   Value start = toI32(b, scalar(op.getTileStart()));
   Value len = toI32(b, scalar(op.getSeqLen()));
   Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, start, len);
-  Value id = pageIdOfKey(op, start, valid);
-  map.map(op.getIds(),
-          arith::SelectOp::create(b, valid, id, cI32(b, -1)).getResult());
+  if (op->getParentOfType<scf::ForOp>()) {
+    // In the KV loop a tile is being processed, so the sequence owns slot 0:
+    // the next tile's id reads a valid slot either way (no branch).
+    Value id = pageIdOfKey(op, start, valid);
+    map.map(op.getIds(),
+            arith::SelectOp::create(b, valid, id, cI32(b, -1)).getResult());
+    return success();
+  }
+  // The prologue of the prefetch: Sk may be 0, and the sequence then owns
+  // no page-table entry (with CSR, kv_indptr[b] may be kv_page_indices'
+  // end). Read only when the tile exists (a wave-uniform branch).
+  auto guarded = scf::IfOp::create(b, TypeRange{b.getI32Type()}, valid,
+                                   /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&guarded.getThenRegion().front());
+    scf::YieldOp::create(b, pageIdOfKey(op, start, valid));
+    b.setInsertionPointToStart(&guarded.getElseRegion().front());
+    scf::YieldOp::create(b, cI32(b, -1));
+  }
+  map.map(op.getIds(), guarded.getResult(0));
   return success();
 }
 

@@ -25,7 +25,15 @@
 // CHECK: gpu.func @default_request_kernel(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64,
 // CHECK-SAME: workgroup(%{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>>)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK: scf.for
+// The prefetch prologue reads the first tile's page id only when that tile
+// exists (Sk may be 0: the sequence then owns no page-table entry).
+// CHECK: %[[ID0:.*]] = scf.if %{{.*}} -> (i32) {
+// CHECK-NOT: }
+// CHECK: %[[P:.*]] = memref.load %subview[%{{.*}}] : memref<?xi32, strided<[1], offset: ?>, 1>
+// CHECK-NEXT: scf.yield %[[P]] : i32
+// CHECK-NEXT: } else {
+// CHECK: scf.yield %c-1_i32 : i32
+// CHECK: scf.for {{.*}} iter_args({{.*}}%[[ID0]]
 // CHECK: llvm.intr.maxnum
 // CHECK: gpu.barrier
 // CHECK: gpu.return

@@ -114,8 +114,9 @@ def build(chip):
               layout="hnd")
     # Sk = 0 as the last CSR sequence: the prologue's page-id prefetch reads
     # kv_page_indices[kv_indptr[B]] (one past the end; docs/REGIMES.md), which
-    # check-bounds reports (oob-sk0-last.test).
-    b.add("sk0-last-csr", BN, "9,4", "200,0", mask="none", oob=True)
+    # the lane emulator's check-bounds reported until the prologue was
+    # guarded (sk0-page-table-read.test).
+    b.add("sk0-last-csr", BN, "9,4", "200,0", mask="none")
     # Ragged q tails over two q tiles (BM + 1 and 2 BM - 1 rows), causal.
     b.add("ragged-q-two-q-tiles", 1024, f"{BM + 1},{2 * BM - 1}", "200,150",
           table="block", layout="nhd")
