@@ -163,6 +163,18 @@ def build(chip):
     if chip != "sm_90":  # 192 = 1.5 tiles of 128: a page boundary inside tile 1
         b.add("p192-kv-page-plus-minus-1", 192, "10,10", "191,193")
 
+    # --- spread data (K and V magnitudes 2^-6..2^6 per physical page and KV
+    # head: the inputs that see a wrong descale, SPEC section 6) in each
+    # kv_blockscale V-descale route the chip has: uniform ids, page groups,
+    # scaled p; 4/2 heads so the KV head matters.
+    b.add("spread-pages-span-tiles", 1024, "40,9", "300,70", heads="4/2", mask="none",
+          extra=("--data", "spread"))
+    pg = page_of(chip, "page-groups-1step")
+    b.add("spread-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", heads="4/2",
+          table="block", layout="hnd", extra=("--data", "spread"))
+    b.add("spread-scaled-p", p8, "17,40", f"{5 * p8},{BN + 2 * p8}", heads="4/2",
+          extra=("--data", "spread"))
+
     # --- per_tensor ---------------------------------------------------------------
     b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",
           layout="hnd", mask="none")
