@@ -14,10 +14,8 @@
 #include "fmha/Reference/Emulate.h"
 #include "fmha/Reference/FloatCodec.h"
 #include "fmha/Reference/Mutate.h"
-#include "fmha/Emulator/LaneRuntime.h"
 #include "fmha/Compile/Compile.h"
-#include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "fmha/Emulator/CpuKernel.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
@@ -77,31 +75,6 @@ namespace {
 int fail(int code, const llvm::Twine &msg) {
   llvm::errs() << "fmha-run: " << msg << "\n";
   return code;
-}
-
-/// A memref descriptor of any rank (the layout of StridedMemRefType).
-struct Descriptor {
-  void *allocated = nullptr, *aligned = nullptr;
-  int64_t offset = 0;
-  int64_t sizesAndStrides[8] = {};
-};
-
-Descriptor describe(void *data, int64_t offset, std::vector<int64_t> sizes,
-                    std::vector<int64_t> strides = {}) {
-  Descriptor d;
-  d.allocated = d.aligned = data;
-  d.offset = offset;
-  size_t r = sizes.size();
-  if (strides.empty()) {
-    strides.assign(r, 1);
-    for (size_t i = r; i-- > 1;)
-      strides[i - 1] = strides[i] * sizes[i];
-  }
-  for (size_t i = 0; i < r; ++i) {
-    d.sizesAndStrides[i] = sizes[i];
-    d.sizesAndStrides[r + i] = strides[i];
-  }
-  return d;
 }
 
 struct Tensor {
@@ -166,16 +139,6 @@ std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
   return d;
 }
 
-/// compiler-rt's bf16 conversions (round to nearest even, NaN kept quiet),
-/// for JIT code on CPUs without native bf16 instructions.
-__bf16 truncSfBf2(float x) {
-  uint16_t bits = ref::floatToBf16(x);
-  return __builtin_bit_cast(__bf16, bits);
-}
-float extendBfSf2(__bf16 x) {
-  return ref::bf16ToFloat(__builtin_bit_cast(uint16_t, x));
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -202,124 +165,24 @@ int main(int argc, char **argv) {
     return fail(2, "--mutate-descales must be none, swap-kv, logical-page, "
                    "wrong-head, per-tile or global, got '" + optMutateDescales + "'");
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registry.insert<mlir::fmha::FmhaDialect>();
-  MLIRContext ctx(registry);
-  OwningOpRef<ModuleOp> module;
-  {
-    std::string diag;
-    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-      diag += d.str();
-      return success();
-    });
-    module = mlir::fmha::buildRequestModule(ctx, req);
-    if (!module)
-      return fail(2, "invalid request: " + diag);
-  }
+  mlir::fmha::CpuKernelOptions kopt;
+  kopt.target = optTarget;
+  kopt.folds = !optNoFolds;
+  kopt.optLevel = optOptLevel;
+  kopt.blockM = optBlockM;
+  kopt.blockN = optBlockN;
+  kopt.shift = optShift;
+  std::string err;
+  int code = 0;
+  std::unique_ptr<mlir::fmha::CpuKernel> kernel =
+      mlir::fmha::CpuKernel::compile(req, kopt, err, code);
+  if (!kernel)
+    return fail(code, err);
+  const ref::EmulateOptions &emu = kernel->emulation();
+  double compileS = kernel->compileSeconds();
 
-  // Compile: the tiled form with the host config, lowered to LLVM; or, for a
-  // chip, its lane-level kernel made a host function run once per lane.
-  auto t0 = std::chrono::steady_clock::now();
-  PassManager pm(&ctx);
-  if (!lanes) {
-    mlir::fmha::HostPipelineOptions opts;
-    opts.folds = !optNoFolds;
-    mlir::fmha::buildFmhaToHostPipeline(pm, opts);
-  } else {
-    mlir::fmha::buildLanesToLLVMPipeline(pm);
-  }
-  ref::EmulateOptions emu;
-  {
-    // The config is decided by fmha-select-config; run it first to read it.
-    PassManager cfgPm(&ctx);
-    mlir::fmha::FmhaSelectConfigOptions s;
-    s.chip = lanes ? optTarget.getValue() : "host";
-    cfgPm.addPass(mlir::fmha::createFmhaSelectConfig(s));
-    std::string diag;
-    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-      diag += d.str();
-      return success();
-    });
-    if (failed(cfgPm.run(*module)))
-      return fail(2, "invalid request: " + diag);
-    bool bad = false;
-    module->walk([&](mlir::fmha::BatchPrefillOp op) {
-      mlir::fmha::ConfigAttr c = op.getConfigAttr();
-      // Tuning and measurement overrides of the chosen config.
-      if (optBlockM || optBlockN || optShift >= 0) {
-        c = mlir::fmha::ConfigAttr::get(
-            &ctx, c.getChip(), optBlockM ? optBlockM : c.getBlockM(),
-            optBlockN ? optBlockN : c.getBlockN(), c.getKStep(), c.getWarps(),
-            c.getWaveSize(), c.getMmaM(), c.getMmaN(), c.getPType(),
-            optShift >= 0 ? optShift : c.getShift());
-        if (failed(mlir::fmha::verifyConfig(op, c))) {
-          bad = true;
-          return;
-        }
-        op.setConfigAttr(c);
-      }
-      emu.block_m = c.getBlockM();
-      emu.block_n = c.getBlockN();
-      emu.shift = c.getShift();
-      Type p = c.getPType();
-      emu.p_dtype = isa<Float8E4M3FNType>(p)     ? ref::DType::F8E4M3FN
-                    : isa<Float8E4M3FNUZType>(p) ? ref::DType::F8E4M3FNUZ
-                    : p.isBF16()                 ? ref::DType::BF16
-                                                 : ref::DType::F16;
-    });
-    if (bad)
-      return fail(2, "invalid config override: " + diag);
-  }
-  if (lanes) {
-    // The chip's kernel, as fmha-compile builds it; the manifest's V-descale
-    // route, as the launchers read it, sets the emulating reference.
-    PassManager front(&ctx);
-    mlir::fmha::buildFmhaToLaneKernelPipeline(front, optTarget, !optNoFolds);
-    std::string diag;
-    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-      diag += d.str();
-      return success();
-    });
-    if (failed(front.run(*module)))
-      return fail(2, "not supported on " + optTarget + ": " + diag);
-    module->walk([&](gpu::GPUFuncOp k) {
-      if (auto r = k->getAttrOfType<StringAttr>(mlir::fmha::kPVVdRouteAttr))
-        emu.vd_scaled_p = r.getValue() == "scaled_p";
-    });
-  }
-  if (failed(pm.run(*module)))
-    return fail(3, std::string(lanes ? "lane emulator" : "host") + " pipeline failed");
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto optimize = makeOptimizingTransformer(optOptLevel, 0, nullptr);
-  ExecutionEngineOptions eo;
-  eo.transformer = optimize;
-  eo.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(std::min(optOptLevel.getValue(), 3u));
-  auto engine = ExecutionEngine::create(*module, eo);
-  if (!engine)
-    return fail(3, "JIT: " + llvm::toString(engine.takeError()));
-  // On CPUs without native bf16 conversions the x86 back end legalizes bf16
-  // vector moves through compiler-rt's helpers; the JIT process has none.
-  (*engine)->registerSymbols([lanes](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    map[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&truncSfBf2),
-                                     llvm::JITSymbolFlags::Exported};
-    map[interner("__extendbfsf2")] = {llvm::orc::ExecutorAddr::fromPtr(&extendBfSf2),
-                                      llvm::JITSymbolFlags::Exported};
-    if (lanes)
-      for (auto [name, addr] : ::fmha::lane::laneRuntimeSymbols())
-        map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(addr),
-                               llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  double compileS =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  // Inputs, poisoned outputs, descriptors in the kernel's argument order.
+  // Inputs, and the run-time checker (SPEC section 7): no launch with a page
+  // id outside [0, N_pages) or a malformed table.
   ref::Inputs in = ref::makeInputs(req);
   if (optBadPageId) {
     // Test hook: one page id outside the pool, as a corrupt table would have.
@@ -328,83 +191,29 @@ int main(int argc, char **argv) {
     if (!ids.empty())
       ids.front() = static_cast<int32_t>(in.nPages());
   }
-  // The run-time checker (SPEC section 7): no launch with a page id outside
-  // [0, N_pages) or a malformed table.
-  if (std::string err = ref::validatePageTable(in.table, req.table); !err.empty())
-    return fail(2, "invalid page table: " + err);
+  if (std::string e = ref::validatePageTable(in.table, req.table); !e.empty())
+    return fail(2, "invalid page table: " + e);
   const ref::PageTable &pt = in.table;
   int64_t totalQ = req.totalQ(), hq = req.num_qo_heads, hkv = req.num_kv_heads,
           d = req.head_dim, dv = req.headDimV(), p = req.page_size,
           n = in.nPages(), b = req.batch();
-  std::vector<uint8_t> out(totalQ * hq * dv * ref::dtypeSize(req.out_dtype));
-  std::vector<float> lse(totalQ * hq);
-  ref::poisonFill(req.out_dtype, out.data(), totalQ * hq * dv);
-  ref::poisonFill(ref::DType::F32, lse.data(), lse.size());
   bool nhd = req.layout == ref::KVLayout::NHD;
   auto cacheShape = [&](int64_t dim) {
     return nhd ? std::vector<int64_t>{n, p, hkv, dim}
                : std::vector<int64_t>{n, hkv, p, dim};
   };
-  // Copies so the kernel cannot see the reference's buffers change.
-  std::vector<int32_t> qoIndptr = in.qo_indptr;
   std::optional<std::vector<float>> kernelKv = kernelDescales(in, emu.block_n);
   if (!kernelKv)
     return 3;
-  std::vector<float> descales = std::move(*kernelKv);
+  const std::vector<float> &descales = *kernelKv;
+  std::vector<uint8_t> out;
+  std::vector<float> lse;
+  if (failed(kernel->run(in, descales, out, lse, err)))
+    return fail(3, err);
+  const std::vector<int32_t> &qoIndptr = in.qo_indptr;
   float qd = in.q_descale;
-  std::vector<Descriptor> descs;
-  for (const mlir::fmha::RequestOperand &a : mlir::fmha::requestOperands(req)) {
-    const std::string &nm = a.name;
-    auto i32 = [](const std::vector<int32_t> &v) { return const_cast<int32_t *>(v.data()); };
-    if (nm == "q")
-      descs.push_back(describe(const_cast<uint8_t *>(in.q.data()), 0, {totalQ, hq, d}));
-    else if (nm == "k_cache")
-      descs.push_back(describe(const_cast<uint8_t *>(in.k_cache.data()), 0, cacheShape(d)));
-    else if (nm == "v_cache")
-      descs.push_back(describe(const_cast<uint8_t *>(in.v_cache.data()), 0, cacheShape(dv)));
-    else if (nm == "qo_indptr")
-      descs.push_back(describe(qoIndptr.data(), 0, {b + 1}));
-    else if (nm == "kv_indptr")
-      descs.push_back(describe(i32(pt.kv_indptr), 0, {(int64_t)pt.kv_indptr.size()}));
-    else if (nm == "kv_page_indices")
-      descs.push_back(describe(i32(pt.kv_page_indices), 0,
-                               {(int64_t)pt.kv_page_indices.size()}));
-    else if (nm == "kv_last_page_len")
-      descs.push_back(describe(i32(pt.kv_last_page_len), 0, {b}));
-    else if (nm == "block_table")
-      descs.push_back(describe(i32(pt.block_table), 0, {b, pt.max_pages}));
-    else if (nm == "kv_seqlen")
-      descs.push_back(describe(i32(pt.kv_seqlen), 0, {b}));
-    else if (nm == "q_descale")
-      descs.push_back(describe(&qd, 0, {1}));
-    else if (nm == "k_descale" || nm == "v_descale") {
-      const ref::DescaleLayout &l = nm == "k_descale" ? in.k_descale : in.v_descale;
-      if (a.rank == 1)
-        descs.push_back(describe(descales.data(), l.offset, {1}));
-      else
-        descs.push_back(describe(descales.data(), l.offset, {n, hkv},
-                                 {l.page_stride, l.head_stride}));
-    } else if (nm == "out")
-      descs.push_back(describe(out.data(), 0, {totalQ, hq, dv}));
-    else if (nm == "lse")
-      descs.push_back(describe(lse.data(), 0, {totalQ, hq}));
-  }
-  std::vector<Descriptor *> ptrs;
-  for (Descriptor &dsc : descs)
-    ptrs.push_back(&dsc);
-  std::vector<void *> args;
-  for (Descriptor *&ptr : ptrs)
-    args.push_back(&ptr);
-
-  auto t1 = std::chrono::steady_clock::now();
-  std::string entry = std::string("_mlir_ciface_") + mlir::fmha::kKernelName;
-  if (llvm::Error e = (*engine)->invokePacked(entry, args))
-    return fail(3, "JIT invoke: " + llvm::toString(std::move(e)));
-  ::fmha::lane::LaneRuntimeStats laneStats = ::fmha::lane::takeLaneRuntimeStats();
-  if (std::string err = ::fmha::lane::takeLaneRuntimeError(); !err.empty())
-    return fail(3, "lane emulator: " + err);
-  double runS =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  ::fmha::lane::LaneRuntimeStats laneStats = kernel->laneStats();
+  double runS = kernel->runSeconds();
 
   const float *lsePtr = req.return_lse ? lse.data() : nullptr;
   ref::OracleResult oracle = ref::runOracle(in);

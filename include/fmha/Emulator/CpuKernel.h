@@ -1,0 +1,80 @@
+//===- CpuKernel.h - a request compiled and run on the CPU -------*- C++ -*-===//
+//
+// The C++ entry point to the two CPU executions of a request, for tools and
+// tests: `host` (the tiled form lowered for the CPU, fmha-to-host-pipeline)
+// and `gfx942` / `gfx950` / `sm_90` (that chip's lane-level kernel, as
+// fmha-compile builds it, run one lane at a time by the lane emulator:
+// docs/LANE_EMULATOR.md). fmha-run is a thin tool over it.
+//
+//   std::string err; int code;
+//   auto k = mlir::fmha::CpuKernel::compile(req, {"gfx942"}, err, code);
+//   ref::Inputs in = ref::makeInputs(req);
+//   std::vector<uint8_t> out; std::vector<float> lse;
+//   if (k && succeeded(k->run(in, in.kv_descale, out, lse, err))) ...
+//   // then ref::compareWithOracle / compareWithEmulation(k->emulation())
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_EMULATOR_CPUKERNEL_H
+#define FMHA_EMULATOR_CPUKERNEL_H
+
+#include "fmha/Emulator/LaneRuntime.h"
+#include "fmha/Reference/Emulate.h"
+#include "fmha/Reference/Problem.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace fmha {
+
+struct CpuKernelOptions {
+  /// host | gfx942 | gfx950 | sm_90.
+  std::string target = "host";
+  bool folds = true;
+  unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)
+  /// Overrides of the chosen config (0 / -1: keep).
+  int64_t blockM = 0, blockN = 0, shift = -1;
+};
+
+class CpuKernel {
+public:
+  ~CpuKernel();
+  /// Compiles `req` for `opt.target`. On failure returns null, with the
+  /// message in `error` and the tool exit code in `code`: 2 for a request
+  /// that is invalid or that the target does not take, 3 for a tool error.
+  static std::unique_ptr<CpuKernel> compile(const ::fmha::ref::Request &req,
+                                            const CpuKernelOptions &opt,
+                                            std::string &error, int &code);
+
+  /// Runs on `in` (generated for the same request), with `kernelDescales` as
+  /// the kv descale buffer (in.kv_descale's layout: in.k_descale,
+  /// in.v_descale). `out` and `lse` are sized, poisoned, then written. On a
+  /// lane emulator error (divergent lanes, a missed barrier, an out-of-bounds
+  /// access) fails with the message in `error`.
+  LogicalResult run(const ::fmha::ref::Inputs &in,
+                    const std::vector<float> &kernelDescales,
+                    std::vector<uint8_t> &out, std::vector<float> &lse,
+                    std::string &error);
+
+  /// What the emulating reference needs to round as this kernel does: the
+  /// config's tile sizes, P type and shift, and the kernel's V-descale route.
+  const ::fmha::ref::EmulateOptions &emulation() const;
+  bool isLaneEmulation() const;
+  double compileSeconds() const;
+  /// Of the last run.
+  double runSeconds() const;
+  const ::fmha::lane::LaneRuntimeStats &laneStats() const;
+
+private:
+  struct Impl;
+  explicit CpuKernel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_EMULATOR_CPUKERNEL_H
