@@ -315,8 +315,22 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   int64_t maxQ = 0;
   for (int64_t q : req.qo_lens)
     maxQ = std::max(maxQ, q);
-  res.grid = {blockM ? (maxQ + blockM - 1) / blockM : 0, req.num_qo_heads,
+  // validate() keeps maxQ <= 2^31 - 1, so ceil(maxQ / blockM) cannot
+  // overflow; the grid must still be launchable on CUDA and HIP.
+  res.grid = {blockM > 0 ? (maxQ + blockM - 1) / blockM : 0, req.num_qo_heads,
               req.batch()};
+  if (res.grid[0] < 1 || res.grid[0] > ::fmha::ref::kMaxGridX || res.grid[1] < 1 ||
+      res.grid[1] > ::fmha::ref::kMaxGridYZ || res.grid[2] < 1 ||
+      res.grid[2] > ::fmha::ref::kMaxGridYZ) {
+    bad = true;
+    return emitError(loc) << "invalid request: grid (" << res.grid[0] << ", "
+                          << res.grid[1] << ", " << res.grid[2]
+                          << ") = (ceil(max_qo_len / " << blockM
+                          << "), num_qo_heads, batch) must have 1 <= x <= "
+                          << ::fmha::ref::kMaxGridX << " and 1 <= y, z <= "
+                          << ::fmha::ref::kMaxGridYZ,
+           failure();
+  }
 
   if (opt.emit == "mlir") {
     llvm::raw_string_ostream os(res.payload);

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
+#include <climits>
+#include <initializer_list>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -173,6 +176,19 @@ double Request::smScale() const {
   return sm_scale > 0.0 ? sm_scale : 1.0 / std::sqrt(double(head_dim));
 }
 
+namespace {
+/// a * b * ... with overflow checks; false when a product passes kMaxIndex
+/// (or int64).
+bool mulWithin(std::initializer_list<int64_t> xs, int64_t &out) {
+  int64_t p = 1;
+  for (int64_t x : xs)
+    if (__builtin_mul_overflow(p, x, &p) || p > kMaxIndex)
+      return false;
+  out = p;
+  return true;
+}
+} // namespace
+
 std::string Request::validate() const {
   std::ostringstream os;
   if (qo_lens.size() != kv_lens.size()) {
@@ -180,20 +196,17 @@ std::string Request::validate() const {
        << kv_lens.size();
     return os.str();
   }
-  int64_t sq = 0, maxSk = 0;
-  for (size_t b = 0; b < qo_lens.size(); ++b) {
-    if (qo_lens[b] < 0 || kv_lens[b] < 0) {
-      os << "sequence " << b << " has a negative length (Sq=" << qo_lens[b]
-         << ", Sk=" << kv_lens[b] << ")";
-      return os.str();
-    }
-    sq += qo_lens[b];
-    maxSk = std::max(maxSk, kv_lens[b]);
+  if (batch() > kMaxBatch) {
+    os << "batch must be <= " << kMaxBatch << " (grid z), got " << batch();
+    return os.str();
   }
-  if (sq > INT32_MAX || maxSk > INT32_MAX)
-    return "lengths must fit in i32 (qo_indptr, kv_seqlen)";
   if (num_qo_heads < 1 || num_kv_heads < 1) {
     os << "head counts must be >= 1 (Hq=" << num_qo_heads
+       << ", Hkv=" << num_kv_heads << ")";
+    return os.str();
+  }
+  if (num_qo_heads > kMaxHeads || num_kv_heads > kMaxHeads) {
+    os << "head counts must be <= " << kMaxHeads << " (Hq=" << num_qo_heads
        << ", Hkv=" << num_kv_heads << ")";
     return os.str();
   }
@@ -207,14 +220,106 @@ std::string Request::validate() const {
        << ")";
     return os.str();
   }
-  if (page_size < 1) {
-    os << "page size must be >= 1, got " << page_size;
+  if (head_dim > kMaxHeadDim || head_dim_v > kMaxHeadDim) {
+    os << "head dims must be <= " << kMaxHeadDim << " (D=" << head_dim
+       << ", Dv=" << head_dim_v << ")";
     return os.str();
   }
-  if (n_pages < 0 || (n_pages > 0 && n_pages < pagesNeeded(kv_lens, page_size))) {
-    os << "n_pages = " << n_pages << " but the lengths need "
-       << pagesNeeded(kv_lens, page_size) << " pages";
+  if (page_size < 1 || page_size > kMaxPageSize) {
+    os << "page size must be in [1, " << kMaxPageSize << "], got "
+       << page_size;
     return os.str();
+  }
+  if (mask.kind == MaskKind::Window &&
+      (mask.left < -1 || mask.right < -1 || mask.left > kMaxIndex ||
+       mask.right > kMaxIndex)) {
+    os << "window bounds must be in [-1, " << kMaxIndex << "] (left="
+       << mask.left << ", right=" << mask.right << ")";
+    return os.str();
+  }
+  const int64_t bound =
+      mask.kind == MaskKind::Window ? std::max<int64_t>({0, mask.left, mask.right})
+                                    : 0;
+  int64_t sq = 0, maxSk = 0, pages = 0;
+  for (size_t b = 0; b < qo_lens.size(); ++b) {
+    const int64_t q = qo_lens[b], k = kv_lens[b];
+    if (q < 0 || k < 0) {
+      os << "sequence " << b << " has a negative length (Sq=" << q
+         << ", Sk=" << k << ")";
+      return os.str();
+    }
+    if (__builtin_add_overflow(sq, q, &sq) || sq > kMaxIndex) {
+      os << "total_q (the sum of qo_lens) must be <= " << kMaxIndex
+         << " (i32 qo_indptr and query rows); it passes at sequence " << b
+         << " (Sq=" << q << ")";
+      return os.str();
+    }
+    // The kernel's mask positions i + Sk - Sq -/+ the window bound, in i32.
+    int64_t pos;
+    if (__builtin_add_overflow(q, k, &pos) ||
+        __builtin_add_overflow(pos, bound, &pos) || pos > kMaxIndex) {
+      os << "sequence " << b << ": Sq + Sk";
+      if (bound)
+        os << " + window bound";
+      os << " must be <= " << kMaxIndex << " (i32 key positions; Sq=" << q
+         << ", Sk=" << k;
+      if (bound)
+        os << ", bound=" << bound;
+      os << ")";
+      return os.str();
+    }
+    maxSk = std::max(maxSk, k);
+    // ceil(k / P) cannot overflow (k <= kMaxIndex, P >= 1).
+    if (__builtin_add_overflow(pages, (k + page_size - 1) / page_size, &pages) ||
+        pages > kMaxIndex) {
+      os << "the pages needed (sum of ceil(Sk / P)) must be <= " << kMaxIndex
+         << " (i32 page ids and kv_indptr); it passes at sequence " << b
+         << " (Sk=" << k << ", P=" << page_size << ")";
+      return os.str();
+    }
+  }
+  if (n_pages < 0 || (n_pages > 0 && n_pages < pages)) {
+    os << "n_pages = " << n_pages << " but the lengths need " << pages
+       << " pages";
+    return os.str();
+  }
+  int64_t pool = n_pages;
+  if (pool == 0 && (__builtin_mul_overflow(pages, int64_t(2), &pool) ||
+                    __builtin_add_overflow(pool, int64_t(3), &pool))) {
+    pool = INT64_MAX;
+  }
+  if (pool > kMaxIndex) {
+    os << "n_pages must be <= " << kMaxIndex << " (i32 page ids), got "
+       << (n_pages ? "" : "the default 2 * needed + 3 = ") << pool
+       << " for " << pages << " pages needed";
+    return os.str();
+  }
+  // Elements of each tensor, all indexed with i32 offsets.
+  struct Tensor {
+    const char *name;
+    std::initializer_list<int64_t> dims;
+    const char *shape;
+  };
+  const int64_t dv = headDimV();
+  const Tensor tensors[] = {
+      {"q", {sq, num_qo_heads, head_dim}, "total_q * Hq * D"},
+      {"out", {sq, num_qo_heads, dv}, "total_q * Hq * Dv"},
+      {"lse", {sq, num_qo_heads}, "total_q * Hq"},
+      {"k_cache", {pool, page_size, num_kv_heads, head_dim}, "N_pages * P * Hkv * D"},
+      {"v_cache", {pool, page_size, num_kv_heads, dv}, "N_pages * P * Hkv * Dv"},
+      {"kv_descale", {pool, num_kv_heads, 2}, "N_pages * Hkv * 2"},
+  };
+  for (const Tensor &t : tensors) {
+    int64_t n;
+    if (!mulWithin(t.dims, n)) {
+      os << t.name << " has too many elements for i32 indexing: " << t.shape
+         << " = ";
+      const char *sep = "";
+      for (int64_t d : t.dims)
+        os << sep << d, sep = " * ";
+      os << " > " << kMaxIndex;
+      return os.str();
+    }
   }
   if (!(q_dtype == DType::BF16 || q_dtype == DType::F16 ||
         q_dtype == DType::F8E4M3FN || q_dtype == DType::F8E4M3FNUZ)) {
@@ -242,15 +347,15 @@ std::string Request::validate() const {
        << dtypeName(kv_dtype);
     return os.str();
   }
-  if (mask.kind == MaskKind::Window && (mask.left < -1 || mask.right < -1)) {
-    os << "window bounds must be >= -1 (left=" << mask.left
-       << ", right=" << mask.right << ")";
+  // Both scales reach the kernel and the emulating reference as f32.
+  if (sm_scale != 0.0 &&
+      !(sm_scale > 0.0 && sm_scale <= FLT_MAX && float(sm_scale) > 0.0f)) {
+    os << "sm_scale must be > 0 and finite in f32 (or 0 for 1/sqrt(D)), got "
+       << sm_scale;
     return os.str();
   }
-  if (!(soft_cap >= 0.0) || !std::isfinite(soft_cap) ||
-      !std::isfinite(sm_scale)) {
-    os << "soft_cap must be finite and >= 0 and sm_scale finite (soft_cap="
-       << soft_cap << ", sm_scale=" << sm_scale << ")";
+  if (!(soft_cap >= 0.0 && soft_cap <= FLT_MAX)) {
+    os << "soft_cap must be >= 0 and finite (0: none), got " << soft_cap;
     return os.str();
   }
   return "";

@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -70,9 +72,18 @@ inline std::string readRequest(ref::Request &r) {
   std::vector<int64_t> qo, kv;
   if (!parseList(optQoLen, qo) || !parseList(optKvLen, kv))
     return "--qo-len/--kv-len must be integers or comma lists";
+  if (optBatch < 0 || optBatch > ref::kMaxBatch)
+    return "--batch must be in [0, " + std::to_string(ref::kMaxBatch) +
+           "], got " + std::to_string(optBatch);
+  // --batch given with a list: the list must have that many entries (never
+  // silently replaced by the list's size).
+  const size_t listSize = std::max(qo.size(), kv.size());
+  if (optBatch.getNumOccurrences() && listSize > 1 &&
+      static_cast<int64_t>(listSize) != optBatch)
+    return "--batch is " + std::to_string(optBatch) +
+           " but the --qo-len/--kv-len list has " + std::to_string(listSize) +
+           " entries";
   if (qo.size() == 1 && kv.size() == 1) {
-    if (optBatch < 0)
-      return "--batch must be >= 0";
     qo.assign(optBatch, qo[0]);
     kv.assign(optBatch, kv[0]);
   } else if (qo.size() == 1) {
@@ -110,6 +121,12 @@ inline std::string readRequest(ref::Request &r) {
   r.q_dtype = *qT;
   r.kv_dtype = *kvT;
   r.out_dtype = *oT;
+  // Given, the scale must be a positive finite number; 0 is never a silent
+  // "default" when it was asked for (ref::Request::validate checks the rest).
+  if (optSmScale.getNumOccurrences() &&
+      !(optSmScale > 0.0 && optSmScale <= std::numeric_limits<double>::max()))
+    return "--sm-scale must be > 0 and finite, got " +
+           std::to_string(optSmScale);
   r.sm_scale = optSmScale;
   r.soft_cap = optSoftCap;
   r.return_lse = optLse;

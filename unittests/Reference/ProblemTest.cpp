@@ -113,6 +113,140 @@ TEST(Problem, ValidateRules) {
   EXPECT_NE(r.str().find("kv_blockscale"), std::string::npos);
 }
 
+// Issue 18: every bound of a request is one rule of validate(), checked with
+// overflow-safe arithmetic, and the message names the field, rule and values.
+TEST(Problem, ValidateBounds) {
+  auto msgOf = [](auto edit) {
+    Request x = test::smallRequest();
+    edit(x);
+    return x.validate();
+  };
+  auto bad = [&](auto edit, std::initializer_list<const char *> needles) {
+    std::string msg = msgOf(edit);
+    EXPECT_FALSE(msg.empty());
+    for (const char *n : needles)
+      EXPECT_NE(msg.find(n), std::string::npos) << "no '" << n << "' in: " << msg;
+  };
+  auto good = [&](auto edit) { EXPECT_EQ(msgOf(edit), ""); };
+  const int64_t big = int64_t(1) << 62, i32max = kMaxIndex;
+
+  // Lengths whose int64 sum wraps to 0 (4 * 2^62) and INT64_MAX lengths.
+  bad([&](Request &x) { x.qo_lens.assign(4, big); x.kv_lens.assign(4, 10); },
+      {"total_q", "2147483647", "Sq=4611686018427387904"});
+  bad([](Request &x) {
+        x.qo_lens.assign(2, INT64_MAX);
+        x.kv_lens.assign(2, 10);
+      },
+      {"total_q", "Sq=9223372036854775807"});
+  // The sum passes 2^31 - 1 only over several sequences.
+  bad([&](Request &x) {
+        x.qo_lens = {i32max / 2 + 1, i32max / 2 + 1};
+        x.kv_lens = {1, 1};
+        x.num_qo_heads = x.num_kv_heads = 1;
+        x.head_dim = 1;
+      },
+      {"total_q", "sequence 1"});
+  // Sk: INT64_MAX, and Sq + Sk past i32 (the kernel's key positions).
+  bad([](Request &x) { x.kv_lens[0] = INT64_MAX; }, {"sequence 0", "Sq + Sk", "Sk=9223372036854775807"});
+  bad([&](Request &x) { x.qo_lens[1] = 1; x.kv_lens[1] = i32max; },
+      {"sequence 1", "Sq + Sk", "Sq=1, Sk=2147483647"});
+  // Window bounds: overflowing ones and ones whose position passes i32.
+  bad([](Request &x) { x.mask = Mask::window(0, INT64_MAX); },
+      {"window bounds", "right=9223372036854775807"});
+  bad([](Request &x) { x.mask = Mask::window(INT64_MAX, -1); },
+      {"window bounds", "left=9223372036854775807"});
+  bad([&](Request &x) { x.mask = Mask::window(i32max, 0); },
+      {"window bound", "bound=2147483647"});
+  good([](Request &x) { x.mask = Mask::window(1000, 1000); }); // > Sk is fine
+  good([](Request &x) { x.mask = Mask::window(-1, -1); });
+  bad([](Request &x) { x.mask = Mask::window(-2, 0); }, {"window bounds", "left=-2"});
+  // Pages needed and the pool.
+  bad([&](Request &x) {
+        x.page_size = 1;
+        x.qo_lens.assign(3, 1);
+        x.kv_lens.assign(3, i32max - 1);
+        x.num_qo_heads = x.num_kv_heads = 1;
+        x.head_dim = 1;
+      },
+      {"pages needed", "sequence 1"});
+  bad([&](Request &x) {
+        x.page_size = 1;
+        x.qo_lens.assign(1, 1);
+        x.kv_lens.assign(1, i32max / 2 + 10);
+        x.num_qo_heads = x.num_kv_heads = 1;
+        x.head_dim = 1;
+      },
+      {"n_pages", "default 2 * needed + 3"});
+  bad([&](Request &x) { x.n_pages = i32max + int64_t(1); }, {"n_pages", "2147483648"});
+  // Elements per tensor: q, out, k_cache, v_cache past i32.
+  bad([](Request &x) {
+        x.qo_lens = {1 << 20};
+        x.kv_lens = {1};
+        x.num_qo_heads = 64;
+        x.num_kv_heads = 8;
+        x.head_dim = 64;
+      },
+      {"q has too many elements", "total_q * Hq * D", "1048576 * 64 * 64"});
+  bad([](Request &x) {
+        x.qo_lens = {1 << 20};
+        x.kv_lens = {1};
+        x.num_qo_heads = 64;
+        x.num_kv_heads = 8;
+        x.head_dim = 16;
+        x.head_dim_v = 64;
+      },
+      {"out has too many elements", "total_q * Hq * Dv"});
+  bad([](Request &x) {
+        x.qo_lens = {1};
+        x.kv_lens = {1 << 20};
+        x.num_qo_heads = x.num_kv_heads = 64;
+        x.head_dim = 64;
+        x.page_size = 1024;
+      },
+      {"k_cache has too many elements", "N_pages * P * Hkv * D", "2051 * 1024 * 64 * 64"});
+  bad([](Request &x) {
+        x.qo_lens = {1};
+        x.kv_lens = {1 << 16};
+        x.num_qo_heads = x.num_kv_heads = 64;
+        x.head_dim = 16;
+        x.head_dim_v = 1024;
+        x.page_size = 1024;
+      },
+      {"v_cache has too many elements"});
+  // Maxima: batch, heads, head dims, page size.
+  bad([](Request &x) {
+        x.qo_lens.assign(kMaxBatch + 1, 1);
+        x.kv_lens.assign(kMaxBatch + 1, 1);
+      },
+      {"batch must be <= 65535", "65536"});
+  good([](Request &x) {
+    x.qo_lens.assign(kMaxBatch, 1);
+    x.kv_lens.assign(kMaxBatch, 1);
+  });
+  bad([](Request &x) { x.num_qo_heads = 2048; }, {"head counts must be <= 1024", "Hq=2048"});
+  bad([](Request &x) { x.num_qo_heads = 2; x.num_kv_heads = 4; }, {"Hq % Hkv", "Hq=2, Hkv=4"});
+  bad([](Request &x) { x.num_kv_heads = 0; }, {"head counts must be >= 1", "Hkv=0"});
+  bad([](Request &x) { x.head_dim = 0; }, {"head dims must be >= 1", "D=0"});
+  bad([](Request &x) { x.head_dim_v = 2048; }, {"head dims must be <= 1024", "Dv=2048"});
+  bad([](Request &x) { x.head_dim = INT64_MAX; }, {"head dims must be <= 1024"});
+  bad([](Request &x) { x.page_size = INT64_MAX; }, {"page size must be in [1, 65536]", "9223372036854775807"});
+  bad([](Request &x) { x.page_size = -5; }, {"page size", "-5"});
+  // sm_scale: 0 is the default, else > 0 and finite (in f32); soft_cap >= 0.
+  good([](Request &x) { x.sm_scale = 0.0; });
+  good([](Request &x) { x.sm_scale = 0.125; });
+  bad([](Request &x) { x.sm_scale = -0.5; }, {"sm_scale must be > 0", "-0.5"});
+  bad([](Request &x) { x.sm_scale = std::nan(""); }, {"sm_scale"});
+  bad([](Request &x) { x.sm_scale = INFINITY; }, {"sm_scale"});
+  bad([](Request &x) { x.sm_scale = 1e300; }, {"sm_scale", "f32"});
+  bad([](Request &x) { x.sm_scale = 1e-300; }, {"sm_scale", "f32"});
+  bad([](Request &x) { x.soft_cap = -1.0; }, {"soft_cap must be >= 0", "-1"});
+  bad([](Request &x) { x.soft_cap = INFINITY; }, {"soft_cap"});
+  bad([](Request &x) { x.soft_cap = std::nan(""); }, {"soft_cap"});
+  good([](Request &x) { x.soft_cap = 30.0; });
+  // An empty batch is still a valid request (the compiler rejects its grid).
+  good([](Request &x) { x.qo_lens.clear(); x.kv_lens.clear(); });
+}
+
 TEST(Problem, MakeInputsShapesAndDescales) {
   Request r = test::smallRequest();
   r.head_dim_v = 24;

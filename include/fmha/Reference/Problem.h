@@ -71,6 +71,27 @@ struct Mask {
 /// Parses "none", "causal", "window(L,R)" / "window:L,R" / "window=L,R".
 std::optional<Mask> parseMask(std::string_view s);
 
+/// Request bounds, checked by Request::validate() (the one place every tool,
+/// the API and the manifest readers go through before any work starts). The
+/// kernels index with i32: query rows and qo_indptr, key positions and
+/// kv_seqlen, page ids and page slots, the mask's positions i + Sk - Sq -/+
+/// the window bound, and element offsets within one tensor. So every length,
+/// every sum of lengths and every tensor's element count stays <= kMaxIndex
+/// (2^31 - 1); all of them are computed with overflow-checked arithmetic.
+inline constexpr int64_t kMaxIndex = INT32_MAX;
+/// Sequences per batch: the grid's z dimension is B, and CUDA/HIP allow
+/// gridDim.z < 65536.
+inline constexpr int64_t kMaxBatch = 65535;
+/// Query and KV heads (grid y is Hq, < 65536; 1024 is far past any model).
+inline constexpr int64_t kMaxHeads = 1024;
+/// Head dims D and Dv.
+inline constexpr int64_t kMaxHeadDim = 1024;
+/// Tokens per page.
+inline constexpr int64_t kMaxPageSize = 65536;
+/// Grid limits of CUDA and HIP: x <= 2^31 - 1, y and z <= 65535.
+inline constexpr int64_t kMaxGridX = INT32_MAX;
+inline constexpr int64_t kMaxGridYZ = 65535;
+
 /// One problem. Member defaults are the project's default request: FP8 e4m3
 /// Q/K/V, kv_blockscale, page size 1024, Hq/Hkv 32/8, head dim 128, causal,
 /// CSR page table, NHD, bf16 out (lengths are the caller's).
@@ -90,7 +111,7 @@ struct Request {
   DType kv_dtype = DType::F8E4M3FN;
   DType out_dtype = DType::BF16;
   Mask mask = Mask::causal();
-  double sm_scale = 0.0; ///< <= 0 means 1/sqrt(D)
+  double sm_scale = 0.0; ///< 0 means 1/sqrt(D); else > 0 and finite
   double soft_cap = 0.0; ///< > 0 enables S = c * tanh(S / c)
   bool return_lse = true;
   uint64_t seed = 0;
@@ -102,7 +123,15 @@ struct Request {
   int64_t groupSize() const { return num_qo_heads / num_kv_heads; }
   /// sm_scale, or 1/sqrt(D) when sm_scale <= 0.
   double smScale() const;
-  /// "" when valid, else the first broken rule, naming the field.
+  /// "" when valid, else the first broken rule, naming the field, the rule
+  /// and the values. Rules: qo_lens and kv_lens the same size, 0 <= B <=
+  /// kMaxBatch; lengths >= 0; total_q, max Sk, Sq + Sk (+ the window bound)
+  /// per sequence, the pages needed (and the default pool 2 * needed + 3),
+  /// n_pages, and the elements of q, out, lse, k_cache, v_cache and the
+  /// kv descales all <= kMaxIndex; 1 <= Hkv <= Hq <= kMaxHeads, Hq % Hkv ==
+  /// 0; 1 <= D, Dv <= kMaxHeadDim (Dv 0 = D); 1 <= P <= kMaxPageSize; window
+  /// bounds >= -1 and <= kMaxIndex; sm_scale 0 (default) or > 0 and finite;
+  /// soft_cap >= 0 and finite; the element types and quant mode as SPEC says.
   std::string validate() const;
   /// One line, e.g. "B=2 Sq=[128,96] Sk=[1500,1100] H=32/8 D=128/128 P=1024
   /// csr NHD kv_blockscale q=f8E4M3FN kv=f8E4M3FN out=bf16 mask=causal ...";
