@@ -143,6 +143,48 @@ namespace {
 struct ConvertFmhaToGPUPass
     : public fmha::impl::ConvertFmhaToGPUBase<ConvertFmhaToGPUPass> {
   using Base::Base;
+  /// What outlining and the tile lowering need of a grid, checked while the
+  /// grid is still in place: its config is for this chip and wave size and,
+  /// when the tiles are lowered, the chip has an MMA for its k_step that takes
+  /// its K/V cache type (the GPU lowering's MMAs take fp8 caches only).
+  LogicalResult checkGrid(scf::ForallOp grid, const TargetInfo &target) {
+    auto cfg = dyn_cast<ConfigAttr>(grid->getAttr(kGridConfigAttr));
+    if (!cfg || cfg.getChip() != chip)
+      return grid.emitOpError()
+             << "was tiled for chip '" << (cfg ? cfg.getChip() : StringRef("?"))
+             << "' but convert-fmha-to-gpu targets '" << chip << "'";
+    if (grid.getRank() != 3 || !grid.getOutputs().empty())
+      return grid.emitOpError(
+          "fmha grid must be a 3-d scf.forall without outputs");
+    if (cfg.getWaveSize() != target.waveSize())
+      return grid.emitOpError() << "config wave_size " << cfg.getWaveSize()
+                                << " differs from " << chip << "'s "
+                                << target.waveSize();
+    if (!lowerTiles)
+      return success();
+    Type kvElem;
+    grid.walk([&](GatherKVOp g) {
+      kvElem = g.getTile().getType().getElementType();
+    });
+    if (!kvElem)
+      return grid.emitOpError("convert-fmha-to-gpu: grid has no KV gather");
+    auto prefix = "convert-fmha-to-gpu (" + chip + "): ";
+    bool fp8 = isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+                   Float8E5M2FNUZType>(kvElem);
+    if (!fp8)
+      return grid.emitOpError(prefix)
+             << "the GPU lowering takes fp8 K/V caches only, not " << kvElem;
+    std::unique_ptr<TargetInfo> tileTarget =
+        createTargetInfo(chip, cfg.getKStep());
+    if (!tileTarget)
+      return grid.emitOpError(prefix)
+             << "no MMA with k_step " << cfg.getKStep();
+    if (!tileTarget->mmaAtom(kvElem))
+      return grid.emitOpError(prefix)
+             << "the chip's MMA does not take " << kvElem;
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::unique_ptr<TargetInfo> target = createTargetInfo(chip);
@@ -159,6 +201,13 @@ struct ConvertFmhaToGPUPass
     if (grids.empty())
       return;
 
+    // Every grid is checked before anything is rewritten: outlining erases
+    // the grid, so a diagnostic on it afterwards would print a dead op, and a
+    // failed pass should leave the module as it found it.
+    for (scf::ForallOp grid : grids)
+      if (failed(checkGrid(grid, *target)))
+        return signalPassFailure();
+
     IRRewriter rw(&getContext());
     rw.setInsertionPointToEnd(module.getBody());
     auto kernels = dyn_cast_or_null<gpu::GPUModuleOp>(
@@ -172,20 +221,7 @@ struct ConvertFmhaToGPUPass
                     rw.getUnitAttr());
     SymbolTable symbols(kernels);
     for (scf::ForallOp grid : grids) {
-      auto cfg = dyn_cast<ConfigAttr>(grid->getAttr(kGridConfigAttr));
-      if (!cfg || cfg.getChip() != chip) {
-        grid.emitOpError() << "was tiled for chip '"
-                           << (cfg ? cfg.getChip() : StringRef("?"))
-                           << "' but convert-fmha-to-gpu targets '" << chip
-                           << "'";
-        return signalPassFailure();
-      }
-      if (cfg.getWaveSize() != target->waveSize()) {
-        grid.emitOpError() << "config wave_size " << cfg.getWaveSize()
-                           << " differs from " << chip << "'s "
-                           << target->waveSize();
-        return signalPassFailure();
-      }
+      auto cfg = cast<ConfigAttr>(grid->getAttr(kGridConfigAttr));
       auto fn = grid->getParentOfType<FunctionOpInterface>();
       std::string name = (fn ? fn.getName() : StringRef("fmha")).str() + "_kernel";
       int64_t threads = cfg.getWarps() * cfg.getWaveSize();
@@ -197,12 +233,8 @@ struct ConvertFmhaToGPUPass
       (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
       if (!lowerTiles)
         continue;
-      std::unique_ptr<TargetInfo> tileTarget = createTargetInfo(chip, cfg.getKStep());
-      if (!tileTarget) {
-        grid.emitOpError() << "no " << chip << " MMA with k_step "
-                           << cfg.getKStep();
-        return signalPassFailure();
-      }
+      std::unique_ptr<TargetInfo> tileTarget =
+          createTargetInfo(chip, cfg.getKStep()); // checkGrid: not null
       tileTarget->setKernelAttrs(*kernel, threads, /*minWavesPerSimd=*/2);
       if (failed(lowerKernelTiles(*kernel, *tileTarget, cfg)))
         return signalPassFailure();
