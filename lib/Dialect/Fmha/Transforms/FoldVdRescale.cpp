@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "KVLoop.h"
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
@@ -33,13 +34,21 @@ struct Plan {
   Value vd; // f32 scalar, one per tile
 };
 
+/// The parts of the update, or failure (the loop is then left alone) when the
+/// loop is not the KV loop fmha-tile writes: fewer than (m, l, o) iter args,
+/// an o that is not a 2-d f32 tile, or an update of another shape.
 FailureOr<Plan> plan(scf::ForOp loop) {
+  if (loop.getNumRegionIterArgs() <= kKVLoopO)
+    return failure();
+  Value o = loop.getRegionIterArgs()[kKVLoopO];
+  auto oT = dyn_cast<VectorType>(o.getType());
+  if (!oT || oT.getRank() != 2 || !oT.getElementType().isF32())
+    return failure();
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   Plan p;
   p.update = yield.getOperand(kKVLoopO).getDefiningOp<arith::AddFOp>();
-  if (!p.update)
+  if (!p.update || p.update->getBlock() != loop.getBody())
     return failure();
-  Value o = loop.getRegionIterArgs()[kKVLoopO];
   for (Value side : {p.update.getLhs(), p.update.getRhs()}) {
     auto mul = side.getDefiningOp<arith::MulFOp>();
     if (!mul || !mul->hasOneUse())
@@ -51,7 +60,9 @@ FailureOr<Plan> plan(scf::ForOp loop) {
       } else if (auto mma = a.getDefiningOp<TileMmaOp>()) {
         Value vd = kvloop::splatScalar(b);
         std::optional<double> zero = kvloop::splatConstant(mma.getAcc());
-        if (vd && zero && *zero == 0.0 && !mma.getKScale() && mma->hasOneUse()) {
+        if (vd && vd.getType().isF32() && zero && *zero == 0.0 &&
+            !mma.getKScale() && mma->hasOneUse() && mma.getType() == oT &&
+            mma->getBlock() == loop.getBody()) {
           p.pv = mma;
           p.vdMul = mul;
           p.vd = vd;
@@ -60,6 +71,13 @@ FailureOr<Plan> plan(scf::ForOp loop) {
     }
   }
   if (!p.alphaRow || !p.pv)
+    return failure();
+  // beta is computed where the product was: alpha and vd must be there.
+  DominanceInfo dom(loop);
+  auto rowT = dyn_cast<VectorType>(p.alphaRow.getType());
+  if (!rowT || rowT.getRank() != 1 || rowT.getDimSize(0) != oT.getDimSize(0) ||
+      !dom.properlyDominates(p.alphaRow, p.pv) ||
+      !dom.properlyDominates(p.vd, p.pv))
     return failure();
   return p;
 }
@@ -71,15 +89,26 @@ LogicalResult fold(scf::ForOp loop, Plan &p) {
   Value one = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(1.0f));
   // The first tile's beta multiplies o' = 0: any vd_prev works; 1 is safe.
   auto discardable = loop->getDiscardableAttrDictionary();
+  // vd may be an iter arg of the loop (fmha-prefetch-page-ids carries the
+  // tile's descale in): the new loop replaces the old block and its
+  // arguments, so such a vd is found again by its position.
+  auto vdArg = dyn_cast<BlockArgument>(p.vd);
+  std::optional<unsigned> vdArgNo;
+  if (vdArg && vdArg.getOwner() == loop.getBody())
+    vdArgNo = vdArg.getArgNumber();
   Value vd = p.vd;
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
       rw, ValueRange{one}, /*replaceInitOperandUsesInLoop=*/false,
-      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument> newArgs) {
+        if (vdArgNo)
+          vd = newArgs.front().getOwner()->getArgument(*vdArgNo);
         return SmallVector<Value>{vd};
       });
   if (failed(replaced))
     return failure();
   auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  if (vdArgNo)
+    vd = newLoop.getBody()->getArgument(*vdArgNo);
   newLoop->setDiscardableAttrs(discardable);
   Value vdPrev = newLoop.getRegionIterArgs().back();
   Value o = newLoop.getRegionIterArgs()[kKVLoopO];

@@ -1,9 +1,25 @@
 // RUN: fmha-opt %s --split-input-file --fmha-select-config=chip=host --fmha-tile --fmha-fold-descales --fmha-fold-exp2-shift --fmha-fold-vd-rescale --canonicalize | FileCheck %s
+// RUN: fmha-opt %s --split-input-file --fmha-select-config=chip=host --fmha-tile --fmha-prefetch-page-ids --fmha-fold-vd-rescale | FileCheck %s --check-prefix=PREFETCH
+// RUN: fmha-opt %s --split-input-file --fmha-fold-vd-rescale | FileCheck %s --check-prefix=RAW
+// A KV loop the pass does not recognise is left exactly as it was:
+// RUN: fmha-opt %s --split-input-file --fmha-fold-vd-rescale > %t.folded
+// RUN: fmha-opt %s --split-input-file > %t.plain
+// RUN: not diff -u -F 'func.func @' %t.plain %t.folded > %t.diff
+// RUN: FileCheck %s --check-prefix=DIFF --input-file %t.diff
 
 // One vd per tile: P x V accumulates into o' = o / vd through the product's
 // acc operand, scaled by beta = alpha * vd_prev / vd; vd_prev is carried and
 // the epilogue multiplies by the last tile's vd once.
 // CHECK-LABEL: func @kv_blockscale_page1024
+// After fmha-prefetch-page-ids the tile's vd is an iter arg of the loop (it
+// was loaded one iteration ahead); the fold finds it in the new loop (this
+// used to use the erased loop's argument and crash).
+// PREFETCH-LABEL: func @kv_blockscale_page1024
+// PREFETCH: %[[R:.*]]:7 = scf.for {{.*}} iter_args({{.*}}, %[[O:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[VD:.*]] = %{{.*}}, %[[VDP:.*]] = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>, i32, f32, f32, f32)
+// PREFETCH: arith.divf %[[VDP]], %[[VD]] : f32
+// PREFETCH: %[[PV:.*]] = fmha.tile_mma %{{.*}}, %{{.*}}, %{{.*}} : vector<16x32xf8E4M3FN>, {{.*}} -> vector<16x64xf32>
+// PREFETCH: scf.yield %{{.*}}, %{{.*}}, %[[PV]], %{{.*}}, %{{.*}}, %{{.*}}, %[[VD]] :
+// PREFETCH: vector.broadcast %[[R]]#6 : f32 to vector<16x64xf32>
 // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK: %[[R:.*]]:4 = scf.for {{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}}, %[[VDP:.*]] = %[[ONE]]) -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>, f32)
 // CHECK: %[[VD:.*]] = fmha.gather_descale %arg9{{.*}} -> f32
@@ -77,4 +93,133 @@ func.func @negative_none_no_vd(
        page_table = #fmha.page_table<block_table>, kv_layout = #fmha.kv_layout<nhd>,
        page_size = 16 : i64}
   return
+}
+
+// -----
+
+// Hand-written KV loops. The first four are not the loop fmha-tile writes
+// and are left alone (the diff: the only difference the pass makes in this file
+// is in @raw_fold, the form it does recognise).
+// (diff -F names the function of each changed hunk after its @@.)
+// DIFF-NOT: @@ {{.*}}@negative_
+// DIFF: @@ {{.*}}func.func @raw_fold
+// DIFF-NOT: @@ {{.*}}@negative_
+
+// One iter arg (o would be the third): used to read past the yield's operands.
+// CHECK-LABEL: func @negative_one_iter_arg
+// RAW-LABEL: func @negative_one_iter_arg
+// RAW: scf.for {{.*}} -> (f32) {
+// RAW-NOT: arith.divf
+// RAW: } {fmha.kv_loop}
+func.func @negative_one_iter_arg(%pages: memref<?xi32>, %sk: index, %bn: index,
+                                 %lo: index, %hi: index) -> f32 {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %r0 = scf.for %t = %lo to %hi step %c1 iter_args(%acc = %zero) -> (f32) {
+    %t0 = arith.muli %t, %bn : index
+    %id = fmha.page_ids %pages[%t0] len(%sk) {page_size = 64 : i64} : memref<?xi32> -> i32
+    %f = arith.sitofp %id : i32 to f32
+    %s = arith.addf %acc, %f : f32
+    scf.yield %s : f32
+  } {fmha.kv_loop}
+  return %r0 : f32
+}
+
+// -----
+
+// The third iter arg is a scalar, not the o tile.
+// RAW-LABEL: func @negative_o_not_tile
+// RAW: scf.for {{.*}} -> (f32, f32, f32) {
+// RAW-NOT: arith.divf
+// RAW: } {fmha.kv_loop}
+func.func @negative_o_not_tile(%x: f32, %lo: index, %hi: index) -> f32 {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %r:3 = scf.for %t = %lo to %hi step %c1
+      iter_args(%a = %zero, %b = %zero, %o = %zero) -> (f32, f32, f32) {
+    %m = arith.mulf %o, %x : f32
+    %s = arith.addf %m, %x : f32
+    scf.yield %a, %b, %s : f32, f32, f32
+  } {fmha.kv_loop}
+  return %r#2 : f32
+}
+
+// -----
+
+// o is not updated by an addf.
+// RAW-LABEL: func @negative_update_not_addf
+// RAW: scf.for
+// RAW-NOT: arith.divf
+// RAW: } {fmha.kv_loop}
+func.func @negative_update_not_addf(%p: vector<16x32xf8E4M3FN>, %v: vector<32x64xf8E4M3FN>,
+                                    %lo: index, %hi: index) -> vector<16x64xf32> {
+  %c1 = arith.constant 1 : index
+  %zr = arith.constant dense<0.0> : vector<16xf32>
+  %zo = arith.constant dense<0.0> : vector<16x64xf32>
+  %r:3 = scf.for %t = %lo to %hi step %c1 iter_args(%m = %zr, %l = %zr, %o = %zo)
+      -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>) {
+    %u = fmha.tile_mma %p, %v, %o : vector<16x32xf8E4M3FN>, vector<32x64xf8E4M3FN> -> vector<16x64xf32>
+    scf.yield %m, %l, %u : vector<16xf32>, vector<16xf32>, vector<16x64xf32>
+  } {fmha.kv_loop}
+  return %r#2 : vector<16x64xf32>
+}
+
+// -----
+
+// alpha is computed after the product: beta could not be formed where the
+// product is (the fold used to write a use before the def).
+// RAW-LABEL: func @negative_alpha_after_pv
+// RAW: scf.for
+// RAW-NOT: arith.divf
+// RAW: arith.addf {{.*}} : vector<16x64xf32>
+// RAW: } {fmha.kv_loop}
+func.func @negative_alpha_after_pv(%p: vector<16x32xf8E4M3FN>, %v: vector<32x64xf8E4M3FN>,
+                                   %vd: f32, %a: vector<16xf32>,
+                                   %lo: index, %hi: index) -> vector<16x64xf32> {
+  %c1 = arith.constant 1 : index
+  %zr = arith.constant dense<0.0> : vector<16xf32>
+  %zo = arith.constant dense<0.0> : vector<16x64xf32>
+  %r:3 = scf.for %t = %lo to %hi step %c1 iter_args(%m = %zr, %l = %zr, %o = %zo)
+      -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>) {
+    %u = fmha.tile_mma %p, %v, %zo : vector<16x32xf8E4M3FN>, vector<32x64xf8E4M3FN> -> vector<16x64xf32>
+    %vds = vector.broadcast %vd : f32 to vector<16x64xf32>
+    %uv = arith.mulf %u, %vds : vector<16x64xf32>
+    %alpha = arith.addf %m, %a : vector<16xf32>
+    %ac = vector.shape_cast %alpha : vector<16xf32> to vector<16x1xf32>
+    %ab = vector.broadcast %ac : vector<16x1xf32> to vector<16x64xf32>
+    %ao = arith.mulf %ab, %o : vector<16x64xf32>
+    %o2 = arith.addf %ao, %uv : vector<16x64xf32>
+    scf.yield %alpha, %l, %o2 : vector<16xf32>, vector<16xf32>, vector<16x64xf32>
+  } {fmha.kv_loop}
+  return %r#2 : vector<16x64xf32>
+}
+
+// -----
+
+// The same loop with alpha before the product is folded.
+// RAW-LABEL: func @raw_fold
+// RAW: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>, f32)
+// RAW: arith.divf
+// RAW: fmha.tile_mma
+// RAW-NOT: arith.addf {{.*}} : vector<16x64xf32>
+// RAW: } {fmha.kv_loop}
+func.func @raw_fold(%p: vector<16x32xf8E4M3FN>, %v: vector<32x64xf8E4M3FN>,
+                    %vd: f32, %a: vector<16xf32>,
+                    %lo: index, %hi: index) -> vector<16x64xf32> {
+  %c1 = arith.constant 1 : index
+  %zr = arith.constant dense<0.0> : vector<16xf32>
+  %zo = arith.constant dense<0.0> : vector<16x64xf32>
+  %r:3 = scf.for %t = %lo to %hi step %c1 iter_args(%m = %zr, %l = %zr, %o = %zo)
+      -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>) {
+    %alpha = arith.addf %m, %a : vector<16xf32>
+    %u = fmha.tile_mma %p, %v, %zo : vector<16x32xf8E4M3FN>, vector<32x64xf8E4M3FN> -> vector<16x64xf32>
+    %vds = vector.broadcast %vd : f32 to vector<16x64xf32>
+    %uv = arith.mulf %u, %vds : vector<16x64xf32>
+    %ac = vector.shape_cast %alpha : vector<16xf32> to vector<16x1xf32>
+    %ab = vector.broadcast %ac : vector<16x1xf32> to vector<16x64xf32>
+    %ao = arith.mulf %ab, %o : vector<16x64xf32>
+    %o2 = arith.addf %ao, %uv : vector<16x64xf32>
+    scf.yield %alpha, %l, %o2 : vector<16xf32>, vector<16xf32>, vector<16x64xf32>
+  } {fmha.kv_loop}
+  return %r#2 : vector<16x64xf32>
 }
