@@ -53,7 +53,11 @@ def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
     libraries). Values the grid captures become kernel arguments (constants
     are cloned in). The tile ops stay in the body: later parts of the
     conversion give them lanes, registers and shared memory through the
-    chip's TargetInfo. A grid whose config names another chip is an error.
+    chip's TargetInfo. Every grid is checked before anything is rewritten:
+    a config of another chip or wave size, a grid that is not a 3-d
+    `scf.forall` without outputs, a K/V cache that is not fp8 (the chips'
+    MMAs take fp8 only), or a k step / fp8 type the chip's MMA does not take
+    is an error naming the rule, and the module is left as it was.
 
     Before:
     ```mlir

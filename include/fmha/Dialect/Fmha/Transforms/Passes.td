@@ -173,7 +173,10 @@ def FmhaFoldVdRescale : Pass<"fmha-fold-vd-rescale"> {
     vd of the last tile is carried in the loop and multiplies o' once in the
     epilogue. vd per V row (pages smaller than the tile, `k_scale`) is left
     alone. Descales are > 0 (the quantizers floor them), so the division is
-    safe.
+    safe. A vd already carried in the loop (after fmha-prefetch-page-ids) is
+    folded the same way. A KV loop whose update is not this shape (no
+    (m, l, o) iter args, o not a 2-d f32 tile, alpha or vd defined after the
+    product, ...) is left unchanged.
 
     Before:
     ```mlir
