@@ -284,8 +284,11 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
       descs.push_back(describe(&qd, 0, {1}));
     else if (nm == "k_descale" || nm == "v_descale") {
       const ref::DescaleLayout &l = nm == "k_descale" ? in.k_descale : in.v_descale;
+      // A per-tensor descale is a static memref<1xf32>: its descriptor
+      // offset is not read, so the element goes into the pointer (kd and vd
+      // share one buffer, {kd, vd}; an offset here gave the kernel kd for vd).
       if (a.rank == 1)
-        descs.push_back(describe(descales.data(), l.offset, {1}));
+        descs.push_back(describe(descales.data() + l.offset, 0, {1}));
       else
         descs.push_back(describe(descales.data(), l.offset, {n, hkv},
                                  {l.page_stride, l.head_stride}));
