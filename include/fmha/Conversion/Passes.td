@@ -56,8 +56,9 @@ def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
     chip's TargetInfo. Every grid is checked before anything is rewritten:
     a config of another chip or wave size, a grid that is not a 3-d
     `scf.forall` without outputs, a K/V cache that is not fp8 (the chips'
-    MMAs take fp8 only), or a k step / fp8 type the chip's MMA does not take
-    is an error naming the rule, and the module is left as it was.
+    MMAs take fp8 only), a k step / fp8 type the chip's MMA does not take, or
+    K and V tiles larger than one workgroup's LDS / shared memory is an error
+    naming the rule, and the module is left as it was.
 
     Before:
     ```mlir

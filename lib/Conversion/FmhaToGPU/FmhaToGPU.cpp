@@ -182,6 +182,19 @@ struct ConvertFmhaToGPUPass
     if (!tileTarget->mmaAtom(kvElem))
       return grid.emitOpError(prefix)
              << "the chip's MMA does not take " << kvElem;
+    // Every K / V tile is staged in its own LDS (shared memory) buffer of
+    // the tile's bytes (LowerTiles.cpp, lowerGatherKV).
+    int64_t ldsBytes = 0;
+    grid.walk([&](GatherKVOp g) {
+      VectorType t = g.getTile().getType();
+      ldsBytes += t.getNumElements() * t.getElementTypeBitWidth() / 8;
+    });
+    if (ldsBytes > tileTarget->sharedMemoryBytesPerBlock())
+      return grid.emitOpError(prefix)
+             << "the K and V tiles need " << ldsBytes
+             << " bytes of workgroup memory (block_n " << cfg.getBlockN()
+             << " x (D + Dv) fp8 values), more than the "
+             << tileTarget->sharedMemoryBytesPerBlock() << " one workgroup may have";
     return success();
   }
 
