@@ -67,8 +67,11 @@ static int writeAll(ArrayRef<std::pair<std::string, const std::string *>> files)
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(
-      argc, argv, "fmha-compile: a request to an AMDGPU code object and manifest\n");
+  // Usage errors exit 2, an invalid request's code (cl's default exit is 1).
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "fmha-compile: a request to an AMDGPU code object and manifest\n",
+          &llvm::errs()))
+    return 2;
   // Unless given, Q and the cache use the chip's fp8 flavour.
   if (!optQType.getNumOccurrences())
     optQType = mlir::fmha::chipUsesFnuz(optChip) ? "f8E4M3FNUZ" : "f8E4M3FN";

@@ -107,8 +107,11 @@ static FailureOr<SmallVector<char>> compile(StringRef path) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv, "Print the JSON kernel manifest of an AMDGPU code object\n");
+  // Usage errors exit 2 (cl's default, 1, means "fail" elsewhere).
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "Print the JSON kernel manifest of an AMDGPU code object\n",
+          &llvm::errs()))
+    return 2;
 
   if (fromMlir.empty() == inputFile.empty())
     return usageError("give either FILE.hsaco or --from-mlir FILE.mlir");

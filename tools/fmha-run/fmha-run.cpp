@@ -143,7 +143,10 @@ std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "fmha-run: run a request and check it\n");
+  // Usage errors exit 2: fmha-run's 1 means "numerics failed".
+  if (!cl::ParseCommandLineOptions(argc, argv, "fmha-run: run a request and check it\n",
+                                   &llvm::errs()))
+    return 2;
   bool lanes = optTarget != "host";
   if (lanes && optTarget != "gfx942" && optTarget != "gfx950" && optTarget != "sm_90")
     return fail(2, "--target must be host, gfx942, gfx950 or sm_90, not '" +
