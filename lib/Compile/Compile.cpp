@@ -263,13 +263,9 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
     return failure();
 
   // Front half: the kernel at the gpu/amdgpu/rocdl level.
+  // (the same builder the pipelines and the lane emulator use).
   PassManager front(&ctx);
-  buildFmhaTilingPipeline(front, opt.chip, opt.folds, /*perTokenPrefetch=*/false);
-  front.addPass(createCanonicalizerPass());
-  front.addPass(createCSEPass());
-  ConvertFmhaToGPUOptions gpuOpts;
-  gpuOpts.chip = opt.chip;
-  front.addPass(createConvertFmhaToGPU(gpuOpts));
+  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds);
   if (failed(front.run(*module)))
     return failure();
 
