@@ -920,7 +920,8 @@ LogicalResult Lowering::lowerPageIds(PageIdsOp op) {
   Value start = toI32(b, scalar(op.getTileStart()));
   Value len = toI32(b, scalar(op.getSeqLen()));
   Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, start, len);
-  if (op->getParentOfType<scf::ForOp>()) {
+  auto loop = op->getParentOfType<scf::ForOp>();
+  if (loop && loop->hasAttr(kKVLoopAttr)) {
     // In the KV loop a tile is being processed, so the sequence owns slot 0:
     // the next tile's id reads a valid slot either way (no branch).
     Value id = pageIdOfKey(op, start, valid);
