@@ -14,7 +14,7 @@
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 #include "fmha/Pipelines/Pipelines.h"
-#include "fmha/Reference/Compare.h"
+#include "fmha/Reference/Compare.h" // poisonFill
 #include "fmha/Reference/FloatCodec.h"
 #include "fmha/Request/RequestModule.h"
 

@@ -24,20 +24,6 @@
 #include <cstring>
 #include <random>
 
-extern "C" {
-void fmha_lane_launch(void (*)(int64_t *), int64_t, int64_t, int64_t, int64_t,
-                      int64_t, int64_t, int64_t *, int64_t);
-int64_t fmha_lane_id(int32_t);
-void *fmha_lane_shared(int32_t, int64_t);
-void fmha_lane_barrier(int32_t);
-int64_t fmha_lane_shuffle(int32_t, int32_t, int32_t, int32_t, int32_t);
-int32_t fmha_lane_readfirstlane(int32_t, int32_t);
-void fmha_lane_mma(int32_t, int32_t, void *, void *, void *, void *);
-int32_t fmha_lane_cvt_pk_fp8(float, float, int32_t, int32_t, int32_t);
-int32_t fmha_lane_cvt_fp8x2(float, float, int32_t);
-float fmha_lane_exp2(float);
-void fmha_lane_out_of_bounds(int32_t, int64_t, int64_t, int32_t);
-}
 
 using namespace fmha;
 namespace ref = fmha::ref;

@@ -242,7 +242,7 @@ TEST(Mutate, SpreadDataSeesEveryBugUniformDataDoesNot) {
       if (data == DataMode::Spread) {
         EXPECT_FALSE(vsEmu.pass) << vsEmu.summary();
         EXPECT_FALSE(vsOracle.pass) << vsOracle.summary();
-        EXPECT_GE(vsOracle.max_row_rel_err, 0.055) << vsOracle.summary();
+        EXPECT_GE(vsOracle.max_row_rel_err, kSpreadRowBar) << vsOracle.summary();
       } else {
         EXPECT_TRUE(vsEmu.pass) << vsEmu.summary();
         EXPECT_TRUE(vsOracle.pass) << vsOracle.summary();

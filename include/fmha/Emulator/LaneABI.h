@@ -90,4 +90,28 @@ constexpr Fp8Format mmaKindB(int32_t kind) {
 
 } // namespace fmha::lane
 
+/// The entry points themselves (lib/Emulator/LaneRuntime.cpp defines them;
+/// declared here so the definitions and every C++ caller are checked
+/// against one signature).
+extern "C" {
+void fmha_lane_launch(void (*lanes)(int64_t *args), int64_t gx, int64_t gy,
+                      int64_t gz, int64_t bx, int64_t by, int64_t bz,
+                      int64_t *args, int64_t waveSize);
+int64_t fmha_lane_id(int32_t which);
+void *fmha_lane_shared(int32_t index, int64_t bytes);
+void fmha_lane_barrier(int32_t site);
+int64_t fmha_lane_shuffle(int32_t site, int32_t mode, int32_t value,
+                          int32_t offset, int32_t width);
+int32_t fmha_lane_readfirstlane(int32_t site, int32_t value);
+void fmha_lane_mma(int32_t site, int32_t kind, void *a, void *b, void *c,
+                   void *d);
+int32_t fmha_lane_cvt_pk_fp8(float a, float b, int32_t old, int32_t wordSel,
+                             int32_t fmt);
+int32_t fmha_lane_cvt_fp8x2(float hi, float lo, int32_t fmt);
+float fmha_lane_exp2(float x);
+float fmha_lane_log2(float x);
+void fmha_lane_out_of_bounds(int32_t site, int64_t index, int64_t bound,
+                             int32_t dim);
+}
+
 #endif // FMHA_EMULATOR_LANEABI_H

@@ -16,7 +16,8 @@
 //                 multiples of block_n in each sequence): that of the tile's
 //                 first page (no change when P % block_n == 0, where a tile
 //                 lies in one page and one descale per tile is right);
-//   global        every (page, head) reads (page 0 of sequence 0, head 0),
+//   global        every (page, head) reads (the first page of the first
+//                 sequence that has one, head 0; physical page 0 if none),
 //                 K and V each their own.
 // Per-page rewrites are exact only because each physical page belongs to at
 // most one sequence and logical page (makeInputs' tables are permutations of

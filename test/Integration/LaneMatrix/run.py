@@ -46,7 +46,7 @@ def main():
             ok = p.returncode == 3 and OOB in p.stderr
             failed += not ok
             why = (p.stderr.strip()[-300:] if ok else
-                   "in bounds now: drop oob=True in cases.py, flip oob-sk0-last.test"
+                   "in bounds now: drop oob=True in cases.py"
                    if p.returncode == 0 else f"rc={p.returncode} {p.stderr.strip()[-300:]}")
             rows.append(f"{'OOB ' if ok else 'FAIL'} {name:55s} (known) {why}")
             continue
