@@ -165,7 +165,8 @@ def regime(chip, page, quant="kv_blockscale"):
     steps = bn // k
     r = dict(chip=chip, page=page, quant=quant, block_m=c["block_m"], block_n=bn,
              k_step=k, wave=c["wave"])
-    # Tile.cpp buildGridPoint: uniform = P % BN == 0.
+    # SelectConfig.cpp completeConfig: page_regime one_page (uniform ids) when
+    # P % BN == 0, whole_pages when BN % P == 0, else unaligned.
     uniform = page % bn == 0
     r["ids"] = "uniform" if uniform else "per-token"
     if uniform:
@@ -175,8 +176,8 @@ def regime(chip, page, quant="kv_blockscale"):
     else:
         r["shape"] = ("tile spans pages, unaligned" if page < bn
                       else "page > tile, unaligned")
-    # LowerTiles.cpp isMultipleOf(tile_start = iv * BN, P), used by
-    # lowerGatherDescale (aligned) and pageSizeOf (page_groups).
+    # page_regime whole_pages: tiles on page boundaries (lowerGatherDescale
+    # groups its loads, and page_groups is possible).
     aligned = not uniform and bn % page == 0
     r["aligned"] = aligned
     # PrefetchPageIds.cpp findCandidates(perToken=false): only scalar ids.
@@ -196,8 +197,8 @@ def regime(chip, page, quant="kv_blockscale"):
         return r
     r["kd"] = "per column"
     r["descale_loads"] = descale_loads_per_lane(chip, page, bn)
-    # LowerTiles.cpp lowerTileMma: page_groups when pageSizeOf > 0 (aligned),
-    # P % k == 0 and the steps split into groups; else scaled_p.
+    # SelectConfig.cpp completeConfig: vd_route page_groups when whole_pages
+    # and P % k == 0 (pv_group = min(steps, P / k)); else scaled_p.
     if aligned and page % k == 0 and steps % min(steps, page // k) == 0:
         group = min(steps, page // k)
         r["vd_route"] = f"page_groups ({group} k-step{'s' if group > 1 else ''} per group)"
@@ -296,10 +297,10 @@ def text(out):
 # --- check against the compiler -------------------------------------------------
 
 def check(fmha_compile):
-    """Compiles each (chip, quant, page) and compares the config's k_step, the
-    kernel's fmha.pv_vd_route (set only by the scaled_p route) and the page-id
-    form (a uniform id adds two first-lane broadcasts, K's and V's, to the
-    wave index's one)."""
+    """Compiles each (chip, quant, page) and compares the decisions its
+    #fmha.config states (k_step, page_regime, vd_route, pv_group) with the
+    prediction, and the page-id form with the code (a uniform id adds two
+    first-lane broadcasts, K's and V's, to the wave index's one)."""
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for r in all_regimes():
@@ -317,19 +318,36 @@ def check(fmha_compile):
                 bad += 1
                 continue
             mlir = open(out + ".mlir").read()
-            k = int(re.search(r"k_step = (\d+)", mlir).group(1))
-            scaled = 'pv_vd_route = "scaled_p"' in mlir
+            cfg = config_of(mlir)
             bcast = (mlir.count("rocdl.readfirstlane") if chip != "sm_90"
                      else len(re.findall(r"gpu\.shuffle\s+idx", mlir)))
-            want_scaled = r["vd_route"] == "scaled_p"
-            want_uniform = r["ids"] == "uniform"
-            ok = k == r["k_step"] and scaled == want_scaled and (bcast > 1) == want_uniform
+            want_regime = ("one_page" if r["ids"] == "uniform" else
+                           "whole_pages" if r["aligned"] else "unaligned")
+            want_route = r["vd_route"].split(" ")[0]
+            want_route = "scalar" if want_route == "tile" else want_route
+            want_group = r.get("group_steps", 0)
+            ok = (cfg["k_step"] == r["k_step"] and cfg["page_regime"] == want_regime
+                  and cfg["vd_route"] == want_route and cfg["pv_group"] == want_group
+                  and (bcast > 1) == (want_regime == "one_page"))
             bad += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {chip:<7} {r['quant']:<13} P={r['page']:<5} "
-                  f"k={k} (want {r['k_step']}) scaled_p={scaled} (want {want_scaled}) "
-                  f"first-lane broadcasts={bcast} (uniform: {want_uniform})")
+                  f"k={cfg['k_step']} (want {r['k_step']}) {cfg['page_regime']} (want {want_regime}) "
+                  f"{cfg['vd_route']} x{cfg['pv_group']} (want {want_route} x{want_group}) "
+                  f"first-lane broadcasts={bcast}")
     print(f"{len(all_regimes()) - bad} agree, {bad} differ")
     return 1 if bad else 0
+
+
+def config_of(mlir):
+    """The decisions of the kernel's #fmha.config (unprinted ones at their
+    defaults: page_regime / vd_route unset, pv_group 0)."""
+    m = re.search(r"#fmha\.config<([^>]*)>", mlir)
+    text = m.group(1) if m else ""
+    def field(name, default):
+        f = re.search(name + r" = ([A-Za-z_0-9]+)", text)
+        return f.group(1) if f else default
+    return dict(k_step=int(field("k_step", "0")), page_regime=field("page_regime", "unset"),
+                vd_route=field("vd_route", "unset"), pv_group=int(field("pv_group", "0")))
 
 
 def main():

@@ -175,7 +175,10 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
       ps << cfg.getPType();
       j.attribute("p_type", p);
       j.attribute("shift", cfg.getShift());
-      j.attribute("pv_vd_route", res.pvVdRoute);
+      // The decisions fmha-select-config took (docs/REGIMES.md section 2).
+      j.attribute("page_regime", stringifyPageRegime(cfg.getPageRegime()));
+      j.attribute("pv_vd_route", stringifyVdRoute(cfg.getVdRoute()));
+      j.attribute("pv_group", cfg.getPvGroup());
     });
   j.attributeArray("workgroup", [&] {
     for (int64_t x : res.workgroup)
@@ -305,8 +308,6 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
     res.ldsBytes += mt.getNumElements() * mt.getElementTypeBitWidth() / 8;
   }
   auto cfg = kernel->getAttrOfType<ConfigAttr>(kGridConfigAttr);
-  if (auto route = kernel->getAttrOfType<StringAttr>(kPVVdRouteAttr))
-    res.pvVdRoute = route.getValue().str();
   int64_t blockM = cfg ? cfg.getBlockM() : 0;
   int64_t maxQ = 0;
   for (int64_t q : req.qo_lens)

@@ -86,6 +86,7 @@ struct CpuKernel::Impl {
   std::unique_ptr<MLIRContext> ctx;
   std::unique_ptr<ExecutionEngine> engine;
   ref::EmulateOptions emu;
+  std::string vdRoute;
   double compileS = 0, runS = 0;
   ::fmha::lane::LaneRuntimeStats stats;
 };
@@ -94,6 +95,7 @@ CpuKernel::CpuKernel(std::unique_ptr<Impl> i) : impl(std::move(i)) {}
 CpuKernel::~CpuKernel() = default;
 const ref::EmulateOptions &CpuKernel::emulation() const { return impl->emu; }
 bool CpuKernel::isLaneEmulation() const { return impl->lanes; }
+const std::string &CpuKernel::vdRoute() const { return impl->vdRoute; }
 double CpuKernel::compileSeconds() const { return impl->compileS; }
 double CpuKernel::runSeconds() const { return impl->runS; }
 const ::fmha::lane::LaneRuntimeStats &CpuKernel::laneStats() const { return impl->stats; }
@@ -150,16 +152,22 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   module->walk([&](BatchPrefillOp op) {
     ConfigAttr c = op.getConfigAttr();
     if (opt.blockM || opt.blockN || opt.shift >= 0) {
+      // New tile sizes: the decisions are taken again for them.
       c = ConfigAttr::get(&ctx, c.getChip(), opt.blockM ? opt.blockM : c.getBlockM(),
                           opt.blockN ? opt.blockN : c.getBlockN(), c.getKStep(),
                           c.getWarps(), c.getWaveSize(), c.getMmaM(), c.getMmaN(),
-                          c.getPType(), opt.shift >= 0 ? opt.shift : c.getShift());
+                          c.getPType(), opt.shift >= 0 ? opt.shift : c.getShift(),
+                          PageRegime::Unset, VdRoute::Unset, 0);
       if (failed(verifyConfig(op, c))) {
         bad = true;
         return;
       }
+      c = completeConfig(op, c);
       op.setConfigAttr(c);
     }
+    // The V-descale route the config decided (the kernel follows it).
+    emu.vd_scaled_p = c.getVdRoute() == VdRoute::ScaledP;
+    impl->vdRoute = stringifyVdRoute(c.getVdRoute()).str();
     emu.block_m = c.getBlockM();
     emu.block_n = c.getBlockN();
     emu.shift = c.getShift();
@@ -180,18 +188,13 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     hopts.folds = opt.folds;
     buildFmhaToHostPipeline(pm, hopts);
   } else {
-    // The chip's kernel, as fmha-compile builds it; its V-descale route (as
-    // the manifest states it to the launchers) sets the emulating reference.
+    // The chip's kernel, as fmha-compile builds it.
     PassManager front(&ctx);
     buildFmhaToLaneKernelPipeline(front, t, opt.folds);
     if (failed(front.run(*module))) {
       error = "not supported on " + t + ": " + diag;
       return nullptr;
     }
-    module->walk([&](gpu::GPUFuncOp k) {
-      if (auto r = k->getAttrOfType<StringAttr>(kPVVdRouteAttr))
-        emu.vd_scaled_p = r.getValue() == "scaled_p";
-    });
     buildLanesToLLVMPipeline(pm);
   }
   code = 3;

@@ -35,10 +35,9 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
   const int64_t B = req.batch(), Hq = req.num_qo_heads, Hkv = req.num_kv_heads;
   const int64_t D = req.head_dim, Dv = req.headDimV(), G = req.groupSize();
   const int64_t BN = opt.block_n, BM = opt.block_m, P = req.page_size;
-  // Per-key V descales folded into P wherever a tile can span pages (P % BN
-  // != 0: pages smaller than the tile, or larger but not a multiple of it),
-  // as the kernel's scaled-p route does.
-  const bool scaledP = opt.vd_scaled_p && P % BN != 0;
+  // Per-key V descales folded into P, as the kernel's scaled-p route does
+  // (the route its config states; nothing is derived here).
+  const bool scaledP = opt.vd_scaled_p;
   const int64_t totalQ = in.qo_indptr[B];
   const DType kvT = req.kv_dtype, pT = r.p_dtype;
   const size_t kvSz = dtypeSize(kvT);

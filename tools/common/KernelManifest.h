@@ -92,10 +92,10 @@ struct Config {
   int64_t shift = 0;
   std::string pType;
   ref::DType pDType = ref::DType::F32;
-  /// "pv_vd_route": how the kernel applies per-key V descales when pages are
-  /// smaller than the tile: "page_groups" (after the cast, as the tiled form)
-  /// or "scaled_p" (folded into P before the cast).
-  std::string pvVdRoute = "page_groups";
+  /// "pv_vd_route": the config's vd_route (a GPU kernel's), how it applies V
+  /// descales: "scalar" (one per tile), "page_groups" (per page, after the
+  /// cast, as the tiled form) or "scaled_p" (folded into P before the cast).
+  std::string pvVdRoute = "scalar";
 };
 
 struct Manifest {
@@ -329,8 +329,9 @@ inline std::string readConfig(const json::Object &o, Config &c) {
       f.str("pv_vd_route", c.pvVdRoute, false);
   if (!err.empty())
     return err;
-  if (c.pvVdRoute != "page_groups" && c.pvVdRoute != "scaled_p")
-    return "\"config.pv_vd_route\" must be page_groups or scaled_p, got " +
+  if (c.pvVdRoute != "scalar" && c.pvVdRoute != "page_groups" &&
+      c.pvVdRoute != "scaled_p")
+    return "\"config.pv_vd_route\" must be scalar, page_groups or scaled_p, got " +
            quote(c.pvVdRoute);
   std::optional<ref::DType> p = ref::parseDType(c.pType);
   if (!p)

@@ -241,7 +241,7 @@ int main(int argc, char **argv) {
                                   ", \"lanes\": " + std::to_string(laneStats.lanes) +
                                   ", \"mma\": " + std::to_string(laneStats.mmas) +
                                   ", \"barriers\": " + std::to_string(laneStats.barriers) +
-                                  ", \"vd_route\": \"" + (emu.vd_scaled_p ? "scaled_p" : "page_groups") + "\"}"
+                                  ", \"vd_route\": \"" + kernel->vdRoute() + "\"}"
                             : std::string()) +
                      ", \"oracle\": " + vsOracle.toJson() +
                      ", \"emulation\": " + vsEmu.toJson() + "}";

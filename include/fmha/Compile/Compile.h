@@ -46,8 +46,6 @@ struct CompileResult {
   std::array<int64_t, 3> workgroup{};
   std::array<int64_t, 3> grid{}; ///< for this request
   int64_t ldsBytes = 0;
-  /// "page_groups" or "scaled_p": how per-key V descales are applied.
-  std::string pvVdRoute = "page_groups";
 };
 
 /// The chip's default fp8 type family: gfx942 computes with FNUZ e4m3.

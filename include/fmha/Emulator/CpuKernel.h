@@ -62,6 +62,8 @@ public:
   /// What the emulating reference needs to round as this kernel does: the
   /// config's tile sizes, P type and shift, and the kernel's V-descale route.
   const ::fmha::ref::EmulateOptions &emulation() const;
+  /// The config's vd_route: scalar, page_groups or scaled_p.
+  const std::string &vdRoute() const;
   bool isLaneEmulation() const;
   double compileSeconds() const;
   /// Of the last run.

@@ -45,12 +45,11 @@ struct EmulateOptions {
   std::optional<int> shift;
   /// Page-table form to read; default in.req.table.
   std::optional<TableForm> form;
-  /// Tiles that can span pages (P % block_n != 0: pages smaller than the
-  /// tile, or larger but not a multiple of it): fold the V descale into P
-  /// before the cast (the "scaled p" route a GPU kernel takes when its MMA's K
-  /// does not fit a page, or its tiles cross page boundaries): P_j = cast(p_j * (vd_j * (1 / r))) with r the largest vd of the
-  /// tile's keys, and o += r * (sum_j P_j V_j). Off: vd_r per page run after
-  /// the cast, as above.
+  /// The kernel's V-descale route is scaled_p (its #fmha.config vd_route,
+  /// manifest config.pv_vd_route; taken as given): fold the V descale into P
+  /// before the cast, P_j = cast(p_j * (vd_j * (1 / r))) with r the largest
+  /// vd of the tile's keys, and o += r * (sum_j P_j V_j). Off (scalar,
+  /// page_groups): vd_r per page run after the cast, as above.
   bool vd_scaled_p = false;
   /// Worker threads over (sequence, kv head) items; <= 0: one per hardware
   /// thread. The result does not depend on it.

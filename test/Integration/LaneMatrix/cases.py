@@ -201,8 +201,9 @@ def verify(fmha_compile, cases):
                 why = f"fmha-compile rc={p.returncode}: {p.stderr.strip()[:200]}"
             else:
                 mlir = open(out + ".mlir").read()
-                k = int(re.search(r"k_step = (\d+)", mlir).group(1))
-                scaled = 'pv_vd_route = "scaled_p"' in mlir
+                cfg = regimes.config_of(mlir)
+                k = cfg["k_step"]
+                scaled = cfg["vd_route"] == "scaled_p"
                 if k != r["k_step"]:
                     why = f"k_step {k}, regime says {r['k_step']}"
                 elif scaled != (r["vd_route"] == "scaled_p"):

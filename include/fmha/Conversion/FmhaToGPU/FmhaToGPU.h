@@ -10,12 +10,6 @@ namespace mlir {
 namespace fmha {
 class TargetInfo;
 
-/// Kernel attribute: "scaled_p" when per-key V descales (pages smaller than
-/// the tile) were folded into P before the fp8 cast, because the page size
-/// is not a multiple of the MMA's K; absent otherwise. Launchers pass it to
-/// the emulating reference (manifest "config.pv_vd_route").
-inline constexpr const char *kPVVdRouteAttr = "fmha.pv_vd_route";
-
 /// Name of the gpu.module the kernels are outlined into.
 inline constexpr const char *kKernelModuleName = "fmha_kernels";
 

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mlir {
@@ -73,7 +74,66 @@ double largest(Type t) {
       .convertToDouble();
 }
 
+/// The host lowering's loops scale each key of P x V by its own V descale;
+/// the GPU lowering has the page_groups and scaled_p routes.
+bool isHost(ConfigAttr cfg) { return cfg.getChip() == "host"; }
+
+/// The page regime of tiles of `blockN` keys on pages of `page` keys.
+PageRegime pageRegimeOf(int64_t page, int64_t blockN) {
+  if (page % blockN == 0)
+    return PageRegime::OnePage;
+  if (blockN % page == 0)
+    return PageRegime::WholePages;
+  return PageRegime::Unaligned;
+}
+
+/// Whether the V descale differs between keys of one tile.
+bool perKeyVd(BatchPrefillOp op, PageRegime regime) {
+  return op.getQuant() == QuantMode::KVBlockScale && regime != PageRegime::OnePage;
+}
+
+/// Whether the MMA steps of one page can accumulate apart: the tile is whole
+/// pages and a page is whole MMA steps.
+bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
+  return pageRegimeOf(op.getPageSize(), cfg.getBlockN()) == PageRegime::WholePages &&
+         static_cast<int64_t>(op.getPageSize()) % cfg.getKStep() == 0;
+}
+
+int64_t pageGroupSteps(BatchPrefillOp op, ConfigAttr cfg) {
+  return std::min(cfg.getBlockN() / cfg.getKStep(),
+                  static_cast<int64_t>(op.getPageSize()) / cfg.getKStep());
+}
+
+ConfigAttr withDecisions(ConfigAttr c, PageRegime regime, VdRoute route,
+                         int64_t group) {
+  return ConfigAttr::get(c.getContext(), c.getChip(), c.getBlockM(),
+                         c.getBlockN(), c.getKStep(), c.getWarps(),
+                         c.getWaveSize(), c.getMmaM(), c.getMmaN(),
+                         c.getPType(), c.getShift(), regime, route, group);
+}
+
 } // namespace
+
+ConfigAttr mlir::fmha::completeConfig(BatchPrefillOp op, ConfigAttr cfg) {
+  PageRegime regime = cfg.getPageRegime();
+  if (regime == PageRegime::Unset)
+    regime = pageRegimeOf(op.getPageSize(), std::max<int64_t>(cfg.getBlockN(), 1));
+  VdRoute route = cfg.getVdRoute();
+  int64_t group = cfg.getPvGroup();
+  if (route == VdRoute::Unset) {
+    if (!perKeyVd(op, regime))
+      route = VdRoute::Scalar;
+    else if (isHost(cfg))
+      route = VdRoute::PerKey;
+    else if (cfg.getKStep() > 0 && pageGroupsFit(op, cfg))
+      route = VdRoute::PageGroups;
+    else
+      route = VdRoute::ScaledP;
+  }
+  if (route == VdRoute::PageGroups && group == 0 && cfg.getKStep() > 0)
+    group = pageGroupSteps(op, cfg);
+  return withDecisions(cfg, regime, route, group);
+}
 
 LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
   const ChipInfo *chip = findChip(cfg.getChip());
@@ -137,6 +197,56 @@ LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
   if (!isFp8(p) && shift != 0)
     return op.emitOpError() << "config shift must be 0 for a 16-bit P, got "
                             << shift;
+  return verifyDecisions(op, cfg);
+}
+
+LogicalResult mlir::fmha::verifyDecisions(BatchPrefillOp op, ConfigAttr cfg) {
+  int64_t page = op.getPageSize(), bn = cfg.getBlockN();
+  PageRegime regime = pageRegimeOf(page, bn);
+  if (cfg.getPageRegime() != PageRegime::Unset && cfg.getPageRegime() != regime)
+    return op.emitOpError()
+           << "config page_regime = " << stringifyPageRegime(cfg.getPageRegime())
+           << " but page size " << page << " and block_n " << bn << " give "
+           << stringifyPageRegime(regime)
+           << " (one_page: P % block_n == 0; whole_pages: block_n % P == 0; "
+              "else unaligned)";
+  VdRoute route = cfg.getVdRoute();
+  if (route == VdRoute::Unset) {
+    if (cfg.getPvGroup() != 0)
+      return op.emitOpError() << "config pv_group = " << cfg.getPvGroup()
+                              << " needs vd_route = page_groups";
+    return success();
+  }
+  bool perKey = perKeyVd(op, regime);
+  if ((route == VdRoute::Scalar) == perKey)
+    return op.emitOpError()
+           << "config vd_route = " << stringifyVdRoute(route) << " but "
+           << (perKey ? "the V descale differs between keys of a tile "
+                        "(kv_blockscale, pages that do not hold a whole tile): "
+                        "page_groups or scaled_p"
+                      : "the V descale is one per tile: scalar");
+  if (perKey && (route == VdRoute::PerKey) != isHost(cfg))
+    return op.emitOpError()
+           << "config vd_route = " << stringifyVdRoute(route) << " but "
+           << (isHost(cfg) ? "the host lowering scales each key: per_key"
+                           : "the GPU lowering's per-key routes are page_groups "
+                             "and scaled_p");
+  if (route == VdRoute::PageGroups) {
+    if (!pageGroupsFit(op, cfg))
+      return op.emitOpError()
+             << "config vd_route = page_groups needs tiles of whole pages "
+                "(block_n % P == 0) and pages of whole MMA steps (P % k_step "
+                "== 0); page size "
+             << page << ", block_n " << bn << ", k_step " << cfg.getKStep();
+    if (cfg.getPvGroup() != pageGroupSteps(op, cfg))
+      return op.emitOpError()
+             << "config pv_group = " << cfg.getPvGroup() << " but a page is "
+             << pageGroupSteps(op, cfg)
+             << " k steps of the tile (min(block_n, P) / k_step)";
+  } else if (cfg.getPvGroup() != 0) {
+    return op.emitOpError() << "config pv_group = " << cfg.getPvGroup()
+                            << " needs vd_route = page_groups";
+  }
   return success();
 }
 
@@ -160,10 +270,11 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
     kStep = 16;
   auto cfg = ConfigAttr::get(op.getContext(), chip->name, chip->blockM,
                              blockN, kStep, chip->warps,
-                             chip->waveSize, chip->mmaM, chip->mmaN, p, shift);
+                             chip->waveSize, chip->mmaM, chip->mmaN, p, shift,
+                             PageRegime::Unset, VdRoute::Unset, 0);
   if (failed(verifyConfig(op, cfg)))
     return failure();
-  return cfg;
+  return completeConfig(op, cfg);
 }
 
 namespace {
@@ -178,8 +289,11 @@ struct FmhaSelectConfigPass
                            << "' but the pass targets '" << chip << "'";
           return WalkResult::interrupt();
         }
-        return failed(verifyConfig(op, existing)) ? WalkResult::interrupt()
-                                                  : WalkResult::advance();
+        if (failed(verifyConfig(op, existing)))
+          return WalkResult::interrupt();
+        // The decisions a hand-written config leaves out are taken here.
+        op.setConfigAttr(completeConfig(op, existing));
+        return WalkResult::advance();
       }
       FailureOr<ConfigAttr> cfg = selectConfig(op, chip);
       if (failed(cfg))

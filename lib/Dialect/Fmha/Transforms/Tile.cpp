@@ -251,7 +251,9 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
     Value m = loop.getRegionIterArgs()[0], l = loop.getRegionIterArgs()[1],
           o = loop.getRegionIterArgs()[2];
     Value t0 = arith::MulIOp::create(b, loop.getInductionVar(), cIdx(bn));
-    bool uniform = pageSize % bn == 0;
+    // One page id per tile when the tile lies in one page (the config's
+    // page_regime, decided by fmha-select-config).
+    bool uniform = cfg.getPageRegime() == PageRegime::OnePage;
     Type idsT = uniform ? Type(b.getI32Type())
                         : Type(VectorType::get({bn}, b.getI32Type()));
     Value ids = PageIdsOp::create(b, idsT, pages, t0, sk,
@@ -355,6 +357,12 @@ struct FmhaTilePass : public fmha::impl::FmhaTileBase<FmhaTilePass> {
       }
       if (failed(verifyConfig(op, cfg)))
         return signalPassFailure();
+      if (cfg.getPageRegime() == PageRegime::Unset ||
+          cfg.getVdRoute() == VdRoute::Unset) {
+        op.emitOpError() << "config leaves page_regime or vd_route unset; run "
+                            "fmha-select-config first (it takes them)";
+        return signalPassFailure();
+      }
       TiledFormBuilder(op, cfg).build();
       op.erase();
     }

@@ -3,11 +3,11 @@
 // RUN: fmha-opt %s --fmha-select-config=chip=sm_90 | FileCheck %s --check-prefix=SM90
 // 16-bit caches keep their type as P with no shift.
 // GFX942-LABEL: func @config_bf16
-// GFX942: block_n = 64, k_step = 8, {{.*}} p_type = bf16, shift = 0>
+// GFX942: block_n = 64, k_step = 8, {{.*}} p_type = bf16, shift = 0, page_regime = whole_pages, vd_route = scalar>
 // HOST-LABEL: func @config_bf16
-// HOST: p_type = bf16, shift = 0>
+// HOST: block_n = 32, {{.*}} p_type = bf16, shift = 0, page_regime = whole_pages, vd_route = scalar>
 // SM90-LABEL: func @config_bf16
-// SM90: config = #fmha.config<chip = "sm_90", block_m = 64, block_n = 64, k_step = 16, warps = 4, wave_size = 32, mma_m = 16, mma_n = 8, p_type = bf16, shift = 0>
+// SM90: config = #fmha.config<chip = "sm_90", block_m = 64, block_n = 64, k_step = 16, warps = 4, wave_size = 32, mma_m = 16, mma_n = 8, p_type = bf16, shift = 0, page_regime = whole_pages, vd_route = scalar>
 func.func @config_bf16(
     %q: memref<?x8x128xbf16>, %k: memref<?x16x2x128xbf16>,
     %v: memref<?x16x2x128xbf16>, %qo: memref<?xi32>, %bt: memref<?x?xi32>,

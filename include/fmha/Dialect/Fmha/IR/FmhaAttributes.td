@@ -76,6 +76,29 @@ def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
 }
 
 
+// The decisions fmha-select-config takes once from the page size, the tile
+// and the MMA (docs/REGIMES.md section 2); every later pass, the manifest and
+// the emulating reference read them from #fmha.config.
+def Fmha_PageRegime : Fmha_I32Enum<"PageRegime", "how KV tiles lie on pages", [
+  I32EnumAttrCase<"Unset", 0, "unset">,
+  I32EnumAttrCase<"OnePage", 1, "one_page">,
+  I32EnumAttrCase<"WholePages", 2, "whole_pages">,
+  I32EnumAttrCase<"Unaligned", 3, "unaligned">
+]>;
+def Fmha_VdRoute : Fmha_I32Enum<"VdRoute", "how V descales reach P x V", [
+  I32EnumAttrCase<"Unset", 0, "unset">,
+  I32EnumAttrCase<"Scalar", 1, "scalar">,
+  I32EnumAttrCase<"PageGroups", 2, "page_groups">,
+  I32EnumAttrCase<"ScaledP", 3, "scaled_p">,
+  I32EnumAttrCase<"PerKey", 4, "per_key">
+]>;
+def Fmha_PageRegimeParam : EnumParameter<Fmha_PageRegime> {
+  let defaultValue = "::mlir::fmha::PageRegime::Unset";
+}
+def Fmha_VdRouteParam : EnumParameter<Fmha_VdRoute> {
+  let defaultValue = "::mlir::fmha::VdRoute::Unset";
+}
+
 def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
   let mnemonic = "config";
   let summary = "tile configuration of one kernel for one target";
@@ -94,6 +117,14 @@ def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
     | mma_m, mma_n | the MMA atom's M and N |
     | p_type | element type P is cast to before P.V |
     | shift | SHIFT of the exp2 trick: 2^SHIFT stays below p_type's max |
+    | page_regime | one_page (P % block_n == 0: a tile lies in one page, one page id per tile), whole_pages (block_n % P == 0: a tile is whole pages, per-key ids, tiles on page boundaries), unaligned (neither) |
+    | vd_route | scalar (one V descale per tile, or per tensor, or none); per-key V descales on a GPU: page_groups (the MMA steps of one page accumulate apart, scaled once by the page's vd) or scaled_p (p scaled by vd_j / r before the fp8 cast); on the host: per_key (each key's cast p times its vd) |
+    | pv_group | k steps per page group (page_groups only, else 0) |
+
+    The last three are decisions: `fmha-select-config` takes them when a
+    config leaves them out (a tuner may give only the tile sizes) and checks
+    them when it states them; later passes, the manifest and the emulating
+    reference read them and derive nothing again.
 
     ```mlir
     #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16,
@@ -111,7 +142,10 @@ def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
     "int64_t":$mma_m,
     "int64_t":$mma_n,
     "Type":$p_type,
-    "int64_t":$shift
+    "int64_t":$shift,
+    Fmha_PageRegimeParam:$page_regime,
+    Fmha_VdRouteParam:$vd_route,
+    DefaultValuedParameter<"int64_t", "0">:$pv_group
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }

@@ -26,8 +26,23 @@ enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };
 /// `op` when the chip is unknown or nothing fits.
 FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip);
 
-/// Checks that `config` fits `op` (the rules of fmha-select-config).
+/// Checks that `config` fits `op` (the rules of fmha-select-config),
+/// including the decisions it states (verifyDecisions).
 LogicalResult verifyConfig(BatchPrefillOp op, ConfigAttr config);
+
+/// Checks the decisions `config` states (page_regime, vd_route, pv_group)
+/// against `op`; unset ones pass.
+LogicalResult verifyDecisions(BatchPrefillOp op, ConfigAttr config);
+
+/// `config` with every unset decision taken (docs/REGIMES.md section 2):
+/// - page_regime from the page size P and block_n: one_page when
+///   P % block_n == 0, whole_pages when block_n % P == 0, else unaligned;
+/// - vd_route: scalar unless kv_blockscale with a regime other than one_page;
+///   then, on the host, per_key; on a GPU, page_groups when the tile is whole
+///   pages and P % k_step == 0, else scaled_p;
+/// - pv_group: min(block_n, P) / k_step for page_groups, else 0.
+/// Stated decisions are kept (verifyDecisions checks them).
+ConfigAttr completeConfig(BatchPrefillOp op, ConfigAttr config);
 
 } // namespace fmha
 } // namespace mlir

@@ -1,0 +1,115 @@
+//===- LaneContext.h - what every lane-lowering pattern reads ---*- C++ -*-===//
+//
+// The lane lowering's patterns are stateless; what they share is here,
+// computed once per kernel before the conversion runs: the chip's
+// TargetInfo, the kernel's #fmha.config, its LaneLayout and LaneForms, the
+// per-lane index values emitted at the kernel entry, and the LDS buffer of
+// every K / V tile. The helpers below are the index arithmetic and the
+// operand loads all pattern families use.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_CONVERSION_FMHATOGPU_LANECONTEXT_H
+#define FMHA_CONVERSION_FMHATOGPU_LANECONTEXT_H
+
+#include "fmha/Conversion/FmhaToGPU/LaneForms.h"
+#include "fmha/Conversion/FmhaToGPU/LaneLayout.h"
+#include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+namespace fmha {
+
+/// The per-lane values of one original value, by its form (LaneForms.h).
+struct LaneValues {
+  SmallVector<Value> parts;   // acc, p, q_operand, row_bcast (per slot)
+  SmallVector<Value> row, col; // vec
+  SmallVector<Value> lb, ub;   // mask
+  Value aff;                   // vec, affine: the base b
+  Value lds;                   // kv
+};
+
+struct LaneContext {
+  LaneContext(gpu::GPUFuncOp kernel, const TargetInfo &ti, ConfigAttr cfg,
+              const LaneLayout &layout, const LaneForms &forms)
+      : kernel(kernel), ti(ti), cfg(cfg), layout(layout), forms(forms) {}
+
+  gpu::GPUFuncOp kernel;
+  const TargetInfo &ti;
+  ConfigAttr cfg;
+  const LaneLayout &layout;
+  const LaneForms &forms;
+
+  /// Emitted at the kernel entry: thread id, lane, first query row of the
+  /// wave (wave-uniform), the lane parts of the accumulator's query and
+  /// column (all i32).
+  Value tidV, laneV, waveRow0, qLaneV, nLaneV;
+  /// The LDS buffer (workgroup attribution) of every fmha.gather_kv.
+  DenseMap<Operation *, Value> lds;
+
+  //===--- packing --------------------------------------------------------===//
+
+  LaneValues unpack(Value orig, ValueRange converted) const;
+  SmallVector<Value> pack(const ValueForm &f, const LaneValues &v) const;
+
+  //===--- per-lane values ------------------------------------------------===//
+
+  /// The scalar of a splat vector (LaneForms::isSplat), emitted here (index
+  /// as i32); `remap` gives the current value of an original scalar (the
+  /// conversion rewriter's getRemappedValue).
+  Value splatScalar(ImplicitLocOpBuilder &b, Value orig,
+                    function_ref<Value(Value)> remap) const;
+  /// Query row (in the q tile) of row slot s.
+  Value queryOfSlot(ImplicitLocOpBuilder &b, int64_t s) const;
+  /// Column of (atom j, register v).
+  Value colOf(ImplicitLocOpBuilder &b, int64_t j, int64_t v) const;
+  /// vector<accPerLane x T> whose element v is the value of v's row slot.
+  Value rowsToAcc(ImplicitLocOpBuilder &b, ArrayRef<Value> slotVals) const;
+  /// The constant column offsets j * atomN + nReg[v] of atom j.
+  Value colConst(ImplicitLocOpBuilder &b, int64_t j) const;
+  /// base + the column constants of atom j.
+  Value materializeAffine(ImplicitLocOpBuilder &b, Value base, int64_t j) const;
+  /// The mask lb <= C <= ub of atom j.
+  Value maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m, int64_t j) const;
+  /// The column form of a vec value (materializing an affine one).
+  SmallVector<Value> colsOf(ImplicitLocOpBuilder &b, Value orig,
+                            const LaneValues &v) const;
+  /// The accumulator-layout parts of a 2-d value (materializing affine and
+  /// mask forms).
+  SmallVector<Value> accParts(ImplicitLocOpBuilder &b, Value orig,
+                              const LaneValues &v) const;
+
+  //===--- MMA operand loads ----------------------------------------------===//
+
+  /// One operand: for every run, `load(row, col, len)` gives
+  /// vector<len x i8>; the result is bitcast to vector<perLane x fp8>.
+  Value loadOperand(ImplicitLocOpBuilder &b, ArrayRef<FragmentRun> runs, Type fp8,
+                    function_ref<Value(Value, Value, int64_t)> load) const;
+  /// All nK k steps of one operand at once: the contraction index of step
+  /// kk, lane slot k is (k / L) * nK * L + kk * L + k % L for runs of length
+  /// L, a permutation of [0, nK * K) both operands use (free: lanes of one k
+  /// group hold the same k values in A and B), which makes each run's bytes
+  /// over all steps one contiguous segment (one wide load).
+  SmallVector<Value>
+  loadOperandAllSteps(ImplicitLocOpBuilder &b, ArrayRef<FragmentRun> runs,
+                      int64_t nK, Type fp8,
+                      function_ref<Value(Value, Value, int64_t)> load) const;
+};
+
+//===--- small emitters -----------------------------------------------------===//
+
+Value laneConstI32(ImplicitLocOpBuilder &b, int64_t v);
+Value laneToIndex(ImplicitLocOpBuilder &b, Value v);
+Value laneToI32(ImplicitLocOpBuilder &b, Value v);
+/// f(x) of a bit-linear function, x an i32.
+Value laneEmitBits(ImplicitLocOpBuilder &b, const BitLinear &f, Value x);
+/// Concatenates equal vectors pairwise.
+Value laneConcat(ImplicitLocOpBuilder &b, SmallVector<Value> parts);
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_CONVERSION_FMHATOGPU_LANECONTEXT_H

@@ -1,0 +1,111 @@
+//===- LaneForms.h - the per-lane form of every tile value ------*- C++ -*-===//
+//
+// Before the lane lowering rewrites anything, LaneForms decides for every
+// vector value of the kernel what it becomes on one lane (its "form"), and
+// LaneTypeConverter turns that into the value's converted types: the 1:N
+// type conversion the patterns and upstream's structural scf conversion run
+// on. The forms (docs/GPU_LOWERING.md, "Lane forms"):
+//
+// | form | what a lane holds | converted types |
+// |---|---|---|
+// | acc | a 2-d tile in accumulator layout | one vector<accPerLane x T> per atom |
+// | p | an fp8 P tile: its f32 scores, cast when the PV product packs them | as acc (f32) |
+// | row_bcast | [BM x 1]: one value per row slot | slots x T |
+// | q_operand | Q in MMA operand registers | one vector<perLane x fp8> per k step |
+// | kv | a K or V tile staged in LDS | memref<rows*cols x i8, workgroup> |
+// | affine | a 2-d column index b + column, kept symbolic | i32 (b) |
+// | mask | lb <= column const <= ub per atom | atoms x vector<accPerLane x i32> per bound |
+// | vec | a 1-d vector: row form (one scalar per row slot), column form (the column's value at every accumulator element) and/or affine (b + column) | slots x T, atoms x vector<accPerLane x T>, i32 |
+// | token_ids | per-key page ids, never materialized | none (1:0) |
+//
+// T is the element type with index as i32. Splat vectors (a splat constant,
+// a broadcast scalar) are also known by their scalar, which patterns take
+// from the defining op. A 1-d splat gets the forms its users need; a value a
+// loop carries is row form (1-d) or acc (2-d).
+//
+// Every rule the lowering cannot follow is reported here, on the op, before
+// any rewrite (the patterns then never fail).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_CONVERSION_FMHATOGPU_LANEFORMS_H
+#define FMHA_CONVERSION_FMHATOGPU_LANEFORMS_H
+
+#include "fmha/Conversion/FmhaToGPU/LaneLayout.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+namespace fmha {
+
+enum class FormKind { Acc, P, RowBcast, QOperand, KV, Affine, Mask, Vec, TokenIds };
+
+struct ValueForm {
+  FormKind kind = FormKind::Acc;
+  /// acc, p, mask, vec columns: atoms along N; q_operand: k steps.
+  int64_t atoms = 0;
+  /// vec: which of its forms exist.
+  bool row = false, col = false, aff = false;
+  /// mask: which bounds exist.
+  bool lb = false, ub = false;
+  /// The lane element type (index as i32); p: f32; q_operand: the fp8 type.
+  Type elem;
+  /// p: the fp8 type P is cast to.
+  Type fp8;
+  /// kv: V (transposed in LDS at pvKeyPosition) or K (row-major), and the
+  /// staged tile's shape in LDS.
+  bool isV = false;
+  int64_t ldsRows = 0, ldsCols = 0;
+};
+
+class LaneForms {
+public:
+  /// Decides the form of every vector value in `kernel`; a diagnostic on the
+  /// first op the lowering does not take.
+  LogicalResult analyze(gpu::GPUFuncOp kernel, const LaneLayout &layout,
+                        const TargetInfo &ti, ConfigAttr cfg);
+
+  const ValueForm *lookup(Value v) const {
+    auto it = forms.find(v);
+    return it == forms.end() ? nullptr : &it->second;
+  }
+  const ValueForm &get(Value v) const { return forms.find(v)->second; }
+
+  /// The converted types of a value of form `f`.
+  void typesOf(const ValueForm &f, MLIRContext *ctx,
+               SmallVectorImpl<Type> &out) const;
+
+  /// Whether `v` is a splat vector (a splat constant or a broadcast scalar).
+  static bool isSplat(Value v);
+
+private:
+  LogicalResult visit(Operation *op);
+  LogicalResult visitElementwise(Operation *op);
+  LogicalResult visitFor(Operation *op);
+  void pruneSplats(gpu::GPUFuncOp kernel);
+
+  const LaneLayout *layout = nullptr;
+  const TargetInfo *ti = nullptr;
+  ConfigAttr cfg;
+  int64_t accPerLane = 0;
+  DenseMap<Value, ValueForm> forms;
+};
+
+/// The 1:N type conversion of the lane lowering: a value LaneForms has a form
+/// for becomes that form's types; every other value keeps its type.
+class LaneTypeConverter : public TypeConverter {
+public:
+  LaneTypeConverter(MLIRContext *ctx, const LaneForms &forms);
+  const LaneForms &forms() const { return laneForms; }
+
+private:
+  const LaneForms &laneForms;
+};
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_CONVERSION_FMHATOGPU_LANEFORMS_H

@@ -1,0 +1,113 @@
+//===- LaneLayout.h - where a tile's elements live in the lanes -*- C++ -*-===//
+//
+// The integer facts of one kernel's lane lowering, computed once from the
+// chip's TargetInfo and the kernel's #fmha.config before anything is
+// rewritten:
+//
+// - Every 2-d f32/i1/index tile [BM x N] lives in MMA accumulator layout: wave
+//   w owns BM/warps query rows and, per lane, one vector<accPerLane> per MMA
+//   atom along N. Element (lane l, register v) of atom j is query
+//   qLane(l) + qReg[v], column j * atomN + nLane(l) + nReg[v]: the
+//   accumulator layout of TargetInfo::accElem split into a lane part (linear
+//   in the lane's bits) and a register part, both checked exact on every lane.
+// - A lane holds the rows of a few distinct queries, its row "slots": slotQ[s]
+//   is the query offset of slot s, slotOfReg[v] the slot of register v.
+// - The MMA operands a lane loads are runs of contiguous bytes (one row,
+//   consecutive columns), the same on every lane, with linear starts.
+//
+// The lane layout is what LaneTypeConverter (LaneForms.h) consults to give
+// each tile value its per-lane values, and what the patterns emit index
+// arithmetic from. unittests/Conversion/FmhaToGPU checks these facts on every
+// lane of every chip.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_CONVERSION_FMHATOGPU_LANELAYOUT_H
+#define FMHA_CONVERSION_FMHATOGPU_LANELAYOUT_H
+
+#include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+namespace mlir {
+namespace fmha {
+class ConfigAttr;
+
+/// f(x) = c0 + sum over the bits i of x of coef[i], x in [0, 2^coef.size()).
+struct BitLinear {
+  int64_t c0 = 0;
+  SmallVector<int64_t, 8> coef;
+  int64_t eval(int64_t x) const;
+};
+
+/// The bit-linear function equal to f on [0, n) (n a power of two), or
+/// nullopt when f is not linear in the bits of x.
+std::optional<BitLinear> fitBits(int64_t n, function_ref<int64_t(int64_t)> f);
+
+/// A run of one MMA operand's per-lane elements [e0, e0 + len): one row and
+/// `len` consecutive columns, starting at (row(lane), col(lane)).
+struct FragmentRun {
+  int64_t e0, len;
+  BitLinear row, col;
+};
+
+class LaneLayout {
+public:
+  /// The layout of `ti`'s MMA for K/V of type `kvElem` under `cfg`; a
+  /// diagnostic on `at` (naming the rule) when the chip's facts do not
+  /// give one.
+  static FailureOr<LaneLayout> get(const TargetInfo &ti, ConfigAttr cfg,
+                                   Type kvElem, Operation *at);
+
+  MmaAtom atom{};
+  /// true: S^T = K Q^T (AMDGPU), the accumulator column is the query.
+  bool transposed = false;
+  int64_t wave = 0, rowsPerWave = 0;
+  /// Columns (keys or head-dim entries) of one atom.
+  int64_t atomN = 0;
+  BitLinear qLane, nLane;
+  SmallVector<int64_t> qReg, nReg, slotOfReg, slotQ;
+  /// The Q operand (query, k) and the K/V operand read from LDS (row of the
+  /// staged tile, contiguous column) as runs.
+  SmallVector<FragmentRun> qRuns, kvRuns;
+
+  int64_t accPerLane() const { return atom.accPerLane; }
+  int64_t slots() const { return static_cast<int64_t>(slotQ.size()); }
+  int64_t qPerLane() const {
+    return transposed ? atom.bPerLane : atom.aPerLane;
+  }
+  int64_t kvPerLane() const {
+    return transposed ? atom.aPerLane : atom.bPerLane;
+  }
+  /// Column j * atomN + nReg[v] + nLane(lane): the lane's key of element
+  /// (atom j, register v) in a tile.
+  int64_t columnOf(int64_t lane, int64_t j, int64_t v) const {
+    return nLane.eval(lane) + j * atomN + nReg[v];
+  }
+
+  /// For the PV product of a tile of `bn` keys: element e of the lane's P
+  /// operand of MMA step c is its own score element (atom, register) for
+  /// every lane; a diagnostic on `at` when TargetInfo::pvKeyPosition does not
+  /// make it so.
+  FailureOr<SmallVector<SmallVector<std::pair<int64_t, int64_t>>>>
+  pvOperandElems(const TargetInfo &ti, int64_t bn, Operation *at) const;
+
+private:
+  static FailureOr<SmallVector<FragmentRun>>
+  runsOf(Operation *at, const TargetInfo &ti, int64_t wave, int64_t perLane,
+         function_ref<FragElem(int64_t, int64_t)> frag);
+};
+
+/// The error prefix every diagnostic of the lane lowering carries.
+InFlightDiagnostic laneError(Operation *op, const TargetInfo &ti,
+                             const Twine &msg);
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_CONVERSION_FMHATOGPU_LANELAYOUT_H

@@ -1,0 +1,393 @@
+//===- ElementwisePatterns.cpp - splats, arith, reductions on lanes -------===//
+//
+// Tiles in accumulator layout compute part by part (one vector per atom);
+// 1-d vectors in row form per row slot and in column form per atom. Column
+// indices stay symbolic (b + column): a compare against them becomes the
+// column constants against one scalar bound, and two bounds joined by andi
+// one compare pair, so no per-element index registers live across the KV
+// loop. Row reductions reduce the atoms, then a lane's registers of one row,
+// then across lanes with the chip's xor shuffles.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+bool is1D(Value v) {
+  auto t = dyn_cast<VectorType>(v.getType());
+  return t && t.getRank() == 1;
+}
+bool is2D(Value v) {
+  auto t = dyn_cast<VectorType>(v.getType());
+  return t && t.getRank() == 2;
+}
+bool isKind(const LaneContext &lc, Value v, FormKind k) {
+  const ValueForm *f = lc.forms.lookup(v);
+  return f && f->kind == k;
+}
+
+void replace(ConversionPatternRewriter &rw, const LaneContext &lc, Operation *op,
+             const LaneValues &v) {
+  rw.replaceOpWithMultiple(
+      op, {lc.pack(lc.forms.get(op->getResult(0)), v)});
+}
+
+struct ConstantPattern : LanePattern<arith::ConstantOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    const ValueForm *f = lc.forms.lookup(op);
+    if (!f)
+      return failure();
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value s = lc.splatScalar(b, op, [](Value v) { return v; });
+    LaneValues out;
+    VectorType vt = VectorType::get({lc.layout.accPerLane()}, s.getType());
+    if (f->kind == FormKind::Acc) {
+      out.parts.assign(f->atoms, vector::BroadcastOp::create(b, vt, s));
+    } else {
+      if (f->row)
+        out.row.assign(lc.layout.slots(), s);
+      if (f->col)
+        out.col.assign(f->atoms, vector::BroadcastOp::create(b, vt, s));
+    }
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+struct BroadcastPattern : LanePattern<vector::BroadcastOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(vector::BroadcastOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    const ValueForm *f = lc.forms.lookup(op);
+    if (!f)
+      return failure();
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value src = op.getSource();
+    LaneValues out;
+    if (!isa<VectorType>(src.getType())) {
+      Value s = a.getSource()[0];
+      if (s.getType().isIndex())
+        s = laneToI32(b, s);
+      VectorType vt = VectorType::get({lc.layout.accPerLane()}, s.getType());
+      if (f->kind == FormKind::Acc) {
+        out.parts.assign(f->atoms, vector::BroadcastOp::create(b, vt, s));
+      } else {
+        Value vec = vector::BroadcastOp::create(b, vt, s);
+        if (f->row)
+          out.row.assign(lc.layout.slots(), s);
+        if (f->col)
+          out.col.assign(f->atoms, vec);
+      }
+      replace(rw, lc, op, out);
+      return success();
+    }
+    LaneValues in = lc.unpack(src, a.getSource());
+    if (f->kind == FormKind::Affine) {
+      out.aff = in.aff;
+    } else if (is1D(src)) {
+      out.parts = in.col;
+    } else { // a row broadcast [BM x 1] -> [BM x N]
+      Value v = lc.rowsToAcc(b, in.parts);
+      out.parts.assign(f->atoms, v);
+    }
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+/// Every arith elementwise op with a lane form.
+struct ElementwisePattern : public ConversionPattern {
+  ElementwisePattern(const TypeConverter &tc, MLIRContext *ctx,
+                     const LaneContext &lc, PatternBenefit benefit)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), benefit, ctx), lc(lc) {}
+  const LaneContext &lc;
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                                ConversionPatternRewriter &rw) const override {
+    if (op->getNumResults() != 1 || !op->hasTrait<OpTrait::Elementwise>() ||
+        op->getDialect()->getNamespace() != "arith")
+      return failure();
+    const ValueForm *f = lc.forms.lookup(op->getResult(0));
+    if (!f || f->kind == FormKind::P)
+      return failure();
+    ImplicitLocOpBuilder b(op->getLoc(), rw);
+    auto remap = [&](Value v) { return rw.getRemappedValue(v); };
+    auto in = [&](unsigned i) { return lc.unpack(op->getOperand(i), operands[i]); };
+    auto build = [&](ArrayRef<Value> ops, std::optional<int64_t> n) {
+      OperationState st(op->getLoc(), op->getName());
+      st.addOperands(ops);
+      Type t = f->elem;
+      st.addTypes(n ? Type(VectorType::get({*n}, t)) : t);
+      st.addAttributes(op->getAttrs());
+      Operation *created = b.create(st);
+      // Let LLVM fuse the score scaling into FMAs (v_pk_fma_f32).
+      if (auto fm = dyn_cast<arith::ArithFastMathInterface>(created)) {
+        arith::FastMathFlagsAttr old = fm.getFastMathFlagsAttr();
+        auto flags = old ? old.getValue() : arith::FastMathFlags::none;
+        created->setAttr(fm.getFastMathAttrName(),
+                         arith::FastMathFlagsAttr::get(
+                             b.getContext(), flags | arith::FastMathFlags::contract));
+      }
+      return created->getResult(0);
+    };
+    int64_t acc = lc.layout.accPerLane();
+    VectorType i32v = VectorType::get({acc}, b.getI32Type());
+    LaneValues out;
+    Value res = op->getResult(0);
+    if (is2D(res)) {
+      if (f->kind == FormKind::Affine) { // base + splat stays symbolic
+        int i = isKind(lc, op->getOperand(0), FormKind::Affine) ? 0 : 1;
+        out.aff = arith::AddIOp::create(
+            b, in(i).aff, lc.splatScalar(b, op->getOperand(1 - i), remap));
+        replace(rw, lc, op, out);
+        return success();
+      }
+      if (f->kind == FormKind::Mask && isa<arith::CmpIOp>(op)) {
+        auto cmp = cast<arith::CmpIOp>(op);
+        using P = arith::CmpIPredicate;
+        P pred = cmp.getPredicate();
+        unsigned li = 0, ri = 1;
+        if (!isKind(lc, cmp.getLhs(), FormKind::Affine)) {
+          std::swap(li, ri);
+          pred = pred == P::slt ? P::sgt : pred == P::sgt ? P::slt
+               : pred == P::sle ? P::sge : pred == P::sge ? P::sle : pred;
+        }
+        Value r = op->getOperand(ri);
+        Value base = in(li).aff;
+        bool splatR = LaneForms::isSplat(r);
+        Value rs = splatR ? lc.splatScalar(b, r, remap) : Value();
+        SmallVector<Value> rp = splatR ? SmallVector<Value>(f->atoms, Value())
+                                       : lc.accParts(b, r, in(ri));
+        for (size_t j = 0; j < rp.size(); ++j) {
+          Value rel = splatR ? Value(vector::BroadcastOp::create(
+                                   b, i32v, arith::SubIOp::create(b, rs, base)))
+                             : Value(arith::SubIOp::create(
+                                   b, rp[j], vector::BroadcastOp::create(b, i32v, base)));
+          Value one = vector::BroadcastOp::create(b, i32v, laneConstI32(b, 1));
+          if (pred == P::slt)
+            out.ub.push_back(arith::SubIOp::create(b, rel, one));
+          else if (pred == P::sle)
+            out.ub.push_back(rel);
+          else if (pred == P::sgt)
+            out.lb.push_back(arith::AddIOp::create(b, rel, one));
+          else
+            out.lb.push_back(rel);
+        }
+        replace(rw, lc, op, out);
+        return success();
+      }
+      if (f->kind == FormKind::Mask) { // andi of two masks: joined bounds
+        LaneValues x = in(0), y = in(1);
+        auto join = [&](ArrayRef<Value> u, ArrayRef<Value> v, bool lower) {
+          if (u.empty() || v.empty())
+            return SmallVector<Value>(u.empty() ? v : u);
+          SmallVector<Value> o;
+          for (size_t j = 0; j < u.size(); ++j)
+            o.push_back(lower ? Value(arith::MaxSIOp::create(b, u[j], v[j]))
+                              : Value(arith::MinSIOp::create(b, u[j], v[j])));
+          return o;
+        };
+        out.lb = join(x.lb, y.lb, true);
+        out.ub = join(x.ub, y.ub, false);
+        replace(rw, lc, op, out);
+        return success();
+      }
+      if (auto sel = dyn_cast<arith::SelectOp>(op);
+          sel && isKind(lc, sel.getCondition(), FormKind::Mask)) {
+        // Each atom's compares right before its selects, with a scheduling
+        // fence between atoms, so masks (SGPR pairs on AMDGPU) do not pile up.
+        LaneValues c = in(0);
+        SmallVector<Value> tv = lc.accParts(b, sel.getTrueValue(), in(1)),
+                           fv = lc.accParts(b, sel.getFalseValue(), in(2));
+        for (size_t j = 0; j < tv.size(); ++j) {
+          Value m = lc.maskOfAtom(b, c, j);
+          out.parts.push_back(arith::SelectOp::create(b, m, tv[j], fv[j]));
+          lc.ti.schedulingFence(b, b.getLoc());
+        }
+        replace(rw, lc, op, out);
+        return success();
+      }
+      SmallVector<SmallVector<Value>> parts;
+      int64_t atoms = -1;
+      for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+        if (!is2D(op->getOperand(i))) {
+          parts.push_back({});
+          continue;
+        }
+        parts.push_back(lc.accParts(b, op->getOperand(i), in(i)));
+        atoms = parts.back().size();
+      }
+      for (int64_t j = 0; j < atoms; ++j) {
+        SmallVector<Value> ops;
+        for (unsigned i = 0; i < op->getNumOperands(); ++i)
+          ops.push_back(is2D(op->getOperand(i)) ? parts[i][j] : operands[i][0]);
+        out.parts.push_back(build(ops, acc));
+      }
+      replace(rw, lc, op, out);
+      return success();
+    }
+    // 1-d: the forms LaneForms gave the result.
+    if (f->aff) {
+      int i = lc.forms.lookup(op->getOperand(0)) &&
+                      lc.forms.get(op->getOperand(0)).aff
+                  ? 0
+                  : 1;
+      out.aff = arith::AddIOp::create(
+          b, in(i).aff, lc.splatScalar(b, op->getOperand(1 - i), remap));
+    }
+    if (f->row)
+      for (int64_t s = 0; s < lc.layout.slots(); ++s) {
+        SmallVector<Value> ops;
+        for (unsigned i = 0; i < op->getNumOperands(); ++i)
+          ops.push_back(is1D(op->getOperand(i)) ? in(i).row[s] : operands[i][0]);
+        out.row.push_back(build(ops, std::nullopt));
+      }
+    if (f->col) {
+      SmallVector<SmallVector<Value>> cols;
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+        cols.push_back(is1D(op->getOperand(i))
+                           ? lc.colsOf(b, op->getOperand(i), in(i))
+                           : SmallVector<Value>{});
+      for (int64_t j = 0; j < f->atoms; ++j) {
+        SmallVector<Value> ops;
+        for (unsigned i = 0; i < op->getNumOperands(); ++i)
+          ops.push_back(is1D(op->getOperand(i)) ? cols[i][j] : operands[i][0]);
+        out.col.push_back(build(ops, acc));
+      }
+    }
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    LaneValues src = lc.unpack(op.getSource(), a.getSource());
+    LaneValues accIn = lc.unpack(op.getAcc(), a.getAcc());
+    auto combine = [&](Value x, Value y) -> Value {
+      switch (op.getKind()) {
+      case vector::CombiningKind::MAXIMUMF: // maxnum: no NaN-propagation code
+      case vector::CombiningKind::MAXNUMF:  // (scores are NaN only for NaN inputs)
+        return lc.ti.maxF(b, b.getLoc(), x, y);
+      default:
+        return arith::AddFOp::create(b, x, y);
+      }
+    };
+    // Atoms first (vector ops), then the registers of each slot, then lanes.
+    Value v = src.parts[0];
+    for (size_t j = 1; j < src.parts.size(); ++j)
+      v = combine(v, src.parts[j]);
+    LaneValues out;
+    for (int64_t s = 0; s < lc.layout.slots(); ++s) {
+      SmallVector<Value> xs;
+      for (int64_t r = 0; r < lc.layout.accPerLane(); ++r)
+        if (lc.layout.slotOfReg[r] == s)
+          xs.push_back(vector::ExtractOp::create(b, v, r));
+      while (xs.size() > 1) {
+        SmallVector<Value> next;
+        for (size_t i = 0; i + 1 < xs.size(); i += 2)
+          next.push_back(combine(xs[i], xs[i + 1]));
+        if (xs.size() % 2)
+          next.push_back(xs.back());
+        xs = std::move(next);
+      }
+      Value x = xs[0];
+      for (int64_t mask : lc.ti.rowReduceXorMasks())
+        x = combine(x, lc.ti.shuffleXor(b, b.getLoc(), x, mask));
+      out.row.push_back(combine(x, accIn.row[s]));
+    }
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+struct Exp2Pattern : LanePattern<math::Exp2Op> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(math::Exp2Op op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    auto perElem = [&](Value vec) {
+      auto t = cast<VectorType>(vec.getType());
+      SmallVector<Value> e;
+      for (int64_t i = 0; i < t.getNumElements(); ++i)
+        e.push_back(lc.ti.exp2(b, b.getLoc(), vector::ExtractOp::create(b, vec, i)));
+      return Value(vector::FromElementsOp::create(b, t, e));
+    };
+    LaneValues in = lc.unpack(op.getOperand(), a.getOperand()), out;
+    for (Value p : in.parts)
+      out.parts.push_back(perElem(p));
+    for (Value s : in.row)
+      out.row.push_back(lc.ti.exp2(b, b.getLoc(), s));
+    for (Value p : in.col)
+      out.col.push_back(perElem(p));
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+/// lse: ln x = log2(x) * ln 2, per row slot.
+struct LogPattern : LanePattern<math::LogOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(math::LogOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value ln2 = arith::ConstantOp::create(b, b.getF32FloatAttr(0.6931471805599453f));
+    LaneValues in = lc.unpack(op.getOperand(), a.getOperand()), out;
+    for (Value v : in.row)
+      out.row.push_back(arith::MulFOp::create(b, lc.ti.log2(b, b.getLoc(), v), ln2));
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+/// The query index of every row slot, and the column symbolically.
+struct StepPattern : LanePattern<vector::StepOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(vector::StepOp op, OneToNOpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    LaneValues out;
+    for (int64_t s = 0; s < lc.layout.slots(); ++s)
+      out.row.push_back(lc.queryOfSlot(b, s));
+    out.aff = lc.nLaneV;
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+/// [BM] -> [BM x 1]: the row form becomes a row broadcast.
+struct ShapeCastPattern : LanePattern<vector::ShapeCastOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(vector::ShapeCastOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    LaneValues out;
+    out.parts = lc.unpack(op.getSource(), a.getSource()).row;
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fmha::populateLaneElementwisePatterns(const TypeConverter &tc,
+                                                 RewritePatternSet &patterns,
+                                                 const TargetInfo &,
+                                                 const LaneContext &lc,
+                                                 PatternBenefit benefit) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ConstantPattern, BroadcastPattern, ReductionPattern, Exp2Pattern,
+               LogPattern, StepPattern, ShapeCastPattern>(tc, ctx, lc, benefit);
+  patterns.add<ElementwisePattern>(tc, ctx, lc, benefit);
+}

@@ -1,0 +1,263 @@
+//===- LaneContext.cpp - what every lane-lowering pattern reads -----------===//
+#include "fmha/Conversion/FmhaToGPU/LaneContext.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+Value mlir::fmha::laneConstI32(ImplicitLocOpBuilder &b, int64_t v) {
+  return arith::ConstantIntOp::create(b, b.getI32Type(), v);
+}
+Value mlir::fmha::laneToIndex(ImplicitLocOpBuilder &b, Value v) {
+  return v.getType().isIndex() ? v
+                               : arith::IndexCastOp::create(b, b.getIndexType(), v);
+}
+Value mlir::fmha::laneToI32(ImplicitLocOpBuilder &b, Value v) {
+  return v.getType().isInteger(32)
+             ? v
+             : arith::IndexCastOp::create(b, b.getI32Type(), v);
+}
+
+Value mlir::fmha::laneEmitBits(ImplicitLocOpBuilder &b, const BitLinear &f,
+                               Value x) {
+  Value acc = laneConstI32(b, f.c0);
+  for (size_t i = 0; i < f.coef.size(); ++i) {
+    if (!f.coef[i])
+      continue;
+    Value bit = arith::AndIOp::create(
+        b, arith::ShRUIOp::create(b, x, laneConstI32(b, i)), laneConstI32(b, 1));
+    acc = arith::AddIOp::create(
+        b, acc, arith::MulIOp::create(b, bit, laneConstI32(b, f.coef[i])));
+  }
+  return acc;
+}
+
+Value mlir::fmha::laneConcat(ImplicitLocOpBuilder &b, SmallVector<Value> parts) {
+  while (parts.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      int64_t n = cast<VectorType>(parts[i].getType()).getNumElements();
+      SmallVector<int64_t> mask;
+      for (int64_t k = 0; k < 2 * n; ++k)
+        mask.push_back(k);
+      next.push_back(vector::ShuffleOp::create(b, parts[i], parts[i + 1], mask));
+    }
+    parts = std::move(next);
+  }
+  return parts[0];
+}
+
+LaneValues LaneContext::unpack(Value orig, ValueRange converted) const {
+  LaneValues v;
+  const ValueForm *f = forms.lookup(orig);
+  if (!f)
+    return v;
+  size_t at = 0;
+  auto take = [&](int64_t n) {
+    SmallVector<Value> out(converted.begin() + at, converted.begin() + at + n);
+    at += n;
+    return out;
+  };
+  switch (f->kind) {
+  case FormKind::Acc:
+  case FormKind::P:
+  case FormKind::QOperand:
+    v.parts = take(f->atoms);
+    break;
+  case FormKind::RowBcast:
+    v.parts = take(layout.slots());
+    break;
+  case FormKind::KV:
+    v.lds = converted[0];
+    break;
+  case FormKind::Affine:
+    v.aff = converted[0];
+    break;
+  case FormKind::Mask:
+    if (f->lb)
+      v.lb = take(f->atoms);
+    if (f->ub)
+      v.ub = take(f->atoms);
+    break;
+  case FormKind::Vec:
+    if (f->row)
+      v.row = take(layout.slots());
+    if (f->col)
+      v.col = take(f->atoms);
+    if (f->aff)
+      v.aff = take(1)[0];
+    break;
+  case FormKind::TokenIds:
+    break;
+  }
+  return v;
+}
+
+SmallVector<Value> LaneContext::pack(const ValueForm &f,
+                                     const LaneValues &v) const {
+  SmallVector<Value> out;
+  switch (f.kind) {
+  case FormKind::Acc:
+  case FormKind::P:
+  case FormKind::QOperand:
+  case FormKind::RowBcast:
+    out.append(v.parts);
+    break;
+  case FormKind::KV:
+    out.push_back(v.lds);
+    break;
+  case FormKind::Affine:
+    out.push_back(v.aff);
+    break;
+  case FormKind::Mask:
+    if (f.lb)
+      out.append(v.lb);
+    if (f.ub)
+      out.append(v.ub);
+    break;
+  case FormKind::Vec:
+    if (f.row)
+      out.append(v.row);
+    if (f.col)
+      out.append(v.col);
+    if (f.aff)
+      out.push_back(v.aff);
+    break;
+  case FormKind::TokenIds:
+    break;
+  }
+  return out;
+}
+
+Value LaneContext::splatScalar(ImplicitLocOpBuilder &b, Value orig,
+                               function_ref<Value(Value)> remap) const {
+  if (auto c = orig.getDefiningOp<arith::ConstantOp>()) {
+    Attribute v = cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>();
+    if (getElementTypeOrSelf(c.getType()).isIndex())
+      v = b.getI32IntegerAttr(cast<IntegerAttr>(v).getInt());
+    return arith::ConstantOp::create(b, cast<TypedAttr>(v));
+  }
+  auto bc = orig.getDefiningOp<vector::BroadcastOp>();
+  Value s = remap(bc.getSource());
+  return s.getType().isIndex() ? laneToI32(b, s) : s;
+}
+
+Value LaneContext::queryOfSlot(ImplicitLocOpBuilder &b, int64_t s) const {
+  return arith::AddIOp::create(
+      b, waveRow0,
+      arith::AddIOp::create(b, qLaneV, laneConstI32(b, layout.slotQ[s])));
+}
+
+Value LaneContext::colOf(ImplicitLocOpBuilder &b, int64_t j, int64_t v) const {
+  return arith::AddIOp::create(
+      b, nLaneV, laneConstI32(b, j * layout.atomN + layout.nReg[v]));
+}
+
+Value LaneContext::rowsToAcc(ImplicitLocOpBuilder &b,
+                             ArrayRef<Value> slotVals) const {
+  VectorType t = VectorType::get({layout.accPerLane()}, slotVals[0].getType());
+  if (slotVals.size() == 1)
+    return vector::BroadcastOp::create(b, t, slotVals[0]);
+  SmallVector<Value> e;
+  for (int64_t v = 0; v < layout.accPerLane(); ++v)
+    e.push_back(slotVals[layout.slotOfReg[v]]);
+  return vector::FromElementsOp::create(b, t, e);
+}
+
+Value LaneContext::colConst(ImplicitLocOpBuilder &b, int64_t j) const {
+  SmallVector<int32_t> c;
+  for (int64_t v = 0; v < layout.accPerLane(); ++v)
+    c.push_back(static_cast<int32_t>(j * layout.atomN + layout.nReg[v]));
+  VectorType t = VectorType::get({layout.accPerLane()}, b.getI32Type());
+  return arith::ConstantOp::create(b, t, b.getI32VectorAttr(c));
+}
+
+Value LaneContext::materializeAffine(ImplicitLocOpBuilder &b, Value base,
+                                     int64_t j) const {
+  VectorType t = VectorType::get({layout.accPerLane()}, b.getI32Type());
+  return arith::AddIOp::create(b, colConst(b, j),
+                               vector::BroadcastOp::create(b, t, base));
+}
+
+Value LaneContext::maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m,
+                              int64_t j) const {
+  Value c = colConst(b, j), r;
+  if (!m.lb.empty())
+    r = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, c, m.lb[j]);
+  if (!m.ub.empty()) {
+    Value u = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, c, m.ub[j]);
+    r = r ? Value(arith::AndIOp::create(b, r, u)) : u;
+  }
+  return r;
+}
+
+SmallVector<Value> LaneContext::colsOf(ImplicitLocOpBuilder &b, Value orig,
+                                       const LaneValues &v) const {
+  if (!v.col.empty())
+    return v.col;
+  int64_t n = cast<VectorType>(orig.getType()).getDimSize(0) / layout.atomN;
+  SmallVector<Value> out;
+  for (int64_t j = 0; j < n; ++j)
+    out.push_back(materializeAffine(b, v.aff, j));
+  return out;
+}
+
+SmallVector<Value> LaneContext::accParts(ImplicitLocOpBuilder &b, Value orig,
+                                         const LaneValues &v) const {
+  const ValueForm &f = forms.get(orig);
+  if (f.kind == FormKind::Mask) {
+    SmallVector<Value> out;
+    for (size_t j = 0; j < std::max(v.lb.size(), v.ub.size()); ++j)
+      out.push_back(maskOfAtom(b, v, j));
+    return out;
+  }
+  if (f.kind != FormKind::Affine)
+    return v.parts;
+  int64_t n = cast<VectorType>(orig.getType()).getDimSize(1) / layout.atomN;
+  SmallVector<Value> out;
+  for (int64_t j = 0; j < n; ++j)
+    out.push_back(materializeAffine(b, v.aff, j));
+  return out;
+}
+
+Value LaneContext::loadOperand(ImplicitLocOpBuilder &b,
+                               ArrayRef<FragmentRun> runs, Type fp8,
+                               function_ref<Value(Value, Value, int64_t)> load) const {
+  SmallVector<Value> parts;
+  for (const FragmentRun &r : runs)
+    parts.push_back(load(laneEmitBits(b, r.row, laneV),
+                         laneEmitBits(b, r.col, laneV), r.len));
+  Value bytes = laneConcat(b, parts);
+  auto t = cast<VectorType>(bytes.getType());
+  return arith::BitcastOp::create(b, t.clone(fp8), bytes);
+}
+
+SmallVector<Value> LaneContext::loadOperandAllSteps(
+    ImplicitLocOpBuilder &b, ArrayRef<FragmentRun> runs, int64_t nK, Type fp8,
+    function_ref<Value(Value, Value, int64_t)> load) const {
+  int64_t len = runs[0].len;
+  SmallVector<Value> segs;
+  for (const FragmentRun &r : runs) {
+    BitLinear col = r.col; // starts aligned to len: LaneForms checked it
+    col.c0 *= nK;
+    for (int64_t &c : col.coef)
+      c *= nK;
+    segs.push_back(load(laneEmitBits(b, r.row, laneV),
+                        laneEmitBits(b, col, laneV), nK * len));
+  }
+  SmallVector<Value> steps;
+  for (int64_t kk = 0; kk < nK; ++kk) {
+    SmallVector<Value> pieces;
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < len; ++i)
+      mask.push_back(kk * len + i);
+    for (Value seg : segs)
+      pieces.push_back(vector::ShuffleOp::create(b, seg, seg, mask));
+    Value bytes = laneConcat(b, pieces);
+    steps.push_back(arith::BitcastOp::create(
+        b, cast<VectorType>(bytes.getType()).clone(fp8), bytes));
+  }
+  return steps;
+}

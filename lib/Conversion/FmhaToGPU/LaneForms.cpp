@@ -1,0 +1,539 @@
+//===- LaneForms.cpp - the per-lane form of every tile value --------------===//
+#include "fmha/Conversion/FmhaToGPU/LaneForms.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+bool is1D(Value v) {
+  auto t = dyn_cast<VectorType>(v.getType());
+  return t && t.getRank() == 1;
+}
+bool is2D(Value v) {
+  auto t = dyn_cast<VectorType>(v.getType());
+  return t && t.getRank() == 2;
+}
+Type laneElem(Type t) {
+  return t.isIndex() ? IntegerType::get(t.getContext(), 32) : t;
+}
+/// Whether the columns of `r` start at multiples of `len` on every lane.
+bool runStartsAligned(ArrayRef<FragmentRun> runs) {
+  for (const FragmentRun &r : runs) {
+    if (r.col.c0 % r.len)
+      return false;
+    for (int64_t c : r.col.coef)
+      if (c % r.len)
+        return false;
+  }
+  return true;
+}
+} // namespace
+
+bool LaneForms::isSplat(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    return isa<SplatElementsAttr>(c.getValue());
+  if (auto b = v.getDefiningOp<vector::BroadcastOp>())
+    return !isa<VectorType>(b.getSource().getType());
+  return false;
+}
+
+void LaneForms::typesOf(const ValueForm &f, MLIRContext *ctx,
+                        SmallVectorImpl<Type> &out) const {
+  auto vec = [&](Type e) { return VectorType::get({accPerLane}, e); };
+  Type i32 = IntegerType::get(ctx, 32);
+  switch (f.kind) {
+  case FormKind::Acc:
+  case FormKind::P:
+    out.append(f.atoms, vec(f.elem));
+    return;
+  case FormKind::RowBcast:
+    out.append(layout->slots(), f.elem);
+    return;
+  case FormKind::QOperand:
+    out.append(f.atoms, VectorType::get({layout->qPerLane()}, f.elem));
+    return;
+  case FormKind::KV:
+    out.push_back(MemRefType::get(
+        {f.ldsRows * f.ldsCols}, IntegerType::get(ctx, 8), AffineMap(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    return;
+  case FormKind::Affine:
+    out.push_back(i32);
+    return;
+  case FormKind::Mask:
+    out.append((f.lb ? f.atoms : 0) + (f.ub ? f.atoms : 0), vec(i32));
+    return;
+  case FormKind::Vec:
+    if (f.row)
+      out.append(layout->slots(), f.elem);
+    if (f.col)
+      out.append(f.atoms, vec(f.elem));
+    if (f.aff)
+      out.push_back(i32);
+    return;
+  case FormKind::TokenIds:
+    return;
+  }
+}
+
+LogicalResult LaneForms::analyze(gpu::GPUFuncOp kernel, const LaneLayout &l,
+                                 const TargetInfo &target, ConfigAttr c) {
+  cfg = c;
+  layout = &l;
+  ti = &target;
+  accPerLane = l.accPerLane();
+  forms.clear();
+  for (Operation &op : kernel.getBody().front())
+    if (failed(visit(&op)))
+      return failure();
+  pruneSplats(kernel);
+  return success();
+}
+
+LogicalResult LaneForms::visit(Operation *op) {
+  auto fail = [&](const Twine &msg) { return laneError(op, *ti, msg); };
+  auto has = [&](Value v) { return forms.count(v) > 0; };
+  auto kindOf = [&](Value v) { return forms.find(v)->second.kind; };
+  auto set = [&](Value v, ValueForm f) {
+    if (!f.elem)
+      f.elem = laneElem(getElementTypeOrSelf(v.getType()));
+    forms[v] = f;
+    return success();
+  };
+  auto atomsOf = [&](Value v) {
+    return cast<VectorType>(v.getType()).getShape().back() / layout->atomN;
+  };
+  const int64_t atomN = layout->atomN;
+
+  if (isa<scf::ForOp>(op))
+    return visitFor(op);
+  if (auto i = dyn_cast<scf::IfOp>(op)) {
+    if (i.getNumResults())
+      return fail("only uniform scf.if without results");
+    for (Region &r : i->getRegions())
+      for (Block &b : r)
+        for (Operation &o : b)
+          if (failed(visit(&o)))
+            return failure();
+    return success();
+  }
+  if (auto x = dyn_cast<LoadRowsOp>(op)) {
+    VectorType t = x.getResult().getType();
+    if (t.getRank() != 2)
+      return fail("only 2-d row loads");
+    if (t.getElementType() != layout->atom.aElem)
+      return fail("Q of type ")
+             << t.getElementType() << " must have the KV cache's fp8 type "
+             << layout->atom.aElem << " (16-bit Q is not lowered to the GPU yet)";
+    if (!runStartsAligned(layout->qRuns))
+      return fail("operand run start not aligned");
+    ValueForm f{FormKind::QOperand};
+    f.atoms = t.getDimSize(1) / layout->atom.k;
+    f.elem = t.getElementType();
+    return set(x.getResult(), f);
+  }
+  if (auto x = dyn_cast<StoreRowsOp>(op)) {
+    Value v = x.getValue();
+    if (is1D(v)) {
+      if (!has(v) || !forms[v].row)
+        return fail("1-d store of a vector without row form");
+      return success();
+    }
+    if (!has(v) || kindOf(v) != FormKind::Acc)
+      return fail("stores only accumulator-layout tiles");
+    return success();
+  }
+  if (auto x = dyn_cast<PageIdsOp>(op)) {
+    if (isa<VectorType>(x.getIds().getType()))
+      return set(x.getIds(), ValueForm{FormKind::TokenIds});
+    return success();
+  }
+  if (auto x = dyn_cast<GatherDescaleOp>(op)) {
+    if (!isa<VectorType>(x.getResult().getType()))
+      return success();
+    auto ids = x.getIds().getDefiningOp<PageIdsOp>();
+    if (!ids || !has(ids.getIds()))
+      return fail("per-key descales need their page_ids in the same tile "
+                  "(run fmha-prefetch-page-ids with per-token=false)");
+    ValueForm f{FormKind::Vec};
+    f.col = true;
+    f.atoms = atomsOf(x.getResult());
+    return set(x.getResult(), f);
+  }
+  if (auto x = dyn_cast<GatherKVOp>(op)) {
+    bool isK = false, isV = false;
+    for (Operation *u : x->getUsers()) {
+      auto mma = dyn_cast<TileMmaOp>(u);
+      if (!mma || mma.getRhs() != x.getTile())
+        return fail("KV tiles may only feed tile_mma as its right operand");
+      (mma.getTransposeRhs() ? isK : isV) = true;
+    }
+    if (isK == isV)
+      return fail("a KV tile must be used as exactly one of K and V");
+    VectorType t = x.getTile().getType();
+    int64_t bn = t.getDimSize(0), d = t.getDimSize(1);
+    if (t.getElementType() != layout->atom.aElem)
+      return fail("cache type ") << t.getElementType() << " differs from the MMA's "
+                                 << layout->atom.aElem;
+    int64_t threads = cfg.getWarps() * layout->wave;
+    int64_t chunk = 16, perRow = d / chunk;
+    if (d % chunk || (bn * perRow) % threads || (bn & (bn - 1)))
+      return fail("tile ") << bn << "x" << d << " does not split into 16-byte "
+                           << "chunks over " << threads << " threads";
+    if (isa<VectorType>(x.getIds().getType()) &&
+        !x.getIds().getDefiningOp<PageIdsOp>())
+      return fail("per-token page ids must come from fmha.page_ids of the "
+                  "same tile (run fmha-prefetch-page-ids with per-token=false)");
+    if (isV && !fitBits(bn, [&](int64_t key) { return ti->pvKeyPosition(key); }))
+      return fail("pvKeyPosition is not linear in the key bits");
+    if (isK && !runStartsAligned(layout->kvRuns))
+      return fail("operand run start not aligned");
+    ValueForm f{FormKind::KV};
+    f.isV = isV;
+    f.ldsRows = isV ? d : bn;
+    f.ldsCols = isV ? bn : d;
+    return set(x.getTile(), f);
+  }
+  if (auto x = dyn_cast<TileMmaOp>(op)) {
+    if (!has(x.getLhs()) || !has(x.getRhs()) || !has(x.getAcc()))
+      return fail("operands were not lowered");
+    const ValueForm &lhs = forms[x.getLhs()], &rhs = forms[x.getRhs()],
+                    &acc = forms[x.getAcc()];
+    if (rhs.kind != FormKind::KV || acc.kind != FormKind::Acc)
+      return fail("expects a staged KV tile and an accumulator");
+    if (x.getTransposeRhs()) {
+      if (lhs.kind != FormKind::QOperand || rhs.isV)
+        return fail("Q K^T expects Q operand registers and a K tile");
+    } else {
+      if (lhs.kind != FormKind::P || !rhs.isV)
+        return fail("P V expects fp8 P from scores and a V tile");
+      if (failed(layout->pvOperandElems(*ti, rhs.ldsCols, op)))
+        return failure();
+      VdRoute route = cfg.getVdRoute();
+      bool perKey = route == VdRoute::PageGroups || route == VdRoute::ScaledP;
+      if (bool(x.getKScale()) != perKey)
+        return fail("the P V product ")
+               << (x.getKScale() ? "has" : "has no")
+               << " per-key V descales but the config's vd_route is "
+               << stringifyVdRoute(route);
+      if (x.getKScale()) {
+        const ValueForm *ks = lookup(x.getKScale());
+        if (!ks || ks->kind != FormKind::Vec || !(ks->col || ks->aff))
+          return fail("k_scale has no column form");
+      }
+      int64_t steps = rhs.ldsCols / layout->atom.k;
+      if (route == VdRoute::PageGroups &&
+          (cfg.getPvGroup() < 1 || steps % cfg.getPvGroup()))
+        return fail("config pv_group = ")
+               << cfg.getPvGroup() << " does not divide the tile's " << steps
+               << " k steps";
+    }
+    return set(x.getResult(), acc);
+  }
+  bool vec = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<VectorType>) ||
+             llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
+  if (!vec)
+    return success();
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    if (!isa<SplatElementsAttr>(c.getValue()))
+      return fail("only splat vector constants are supported");
+    ValueForm f{is2D(c) ? FormKind::Acc : FormKind::Vec};
+    f.atoms = atomsOf(c);
+    f.row = f.col = !is2D(c);
+    return set(c, f);
+  }
+  if (auto x = dyn_cast<vector::BroadcastOp>(op)) {
+    Value src = x.getSource();
+    VectorType t = x.getResultVectorType();
+    ValueForm f{FormKind::Acc};
+    f.atoms = t.getShape().back() / atomN;
+    if (!isa<VectorType>(src.getType())) {
+      if (t.getRank() == 1) {
+        f.kind = FormKind::Vec;
+        f.row = f.col = true;
+      }
+      return set(x, f);
+    }
+    const ValueForm *s = lookup(src);
+    if (is1D(src) && t.getRank() == 2) {
+      if (s && s->aff && !s->col) {
+        f.kind = FormKind::Affine;
+        return set(x, f);
+      }
+      if (!s || !s->col)
+        return fail("broadcast of a vector that has no column form");
+      return set(x, f);
+    }
+    if (is2D(src) && s && s->kind == FormKind::RowBcast)
+      return set(x, f);
+    return fail("unsupported broadcast");
+  }
+  if (auto x = dyn_cast<vector::MultiDimReductionOp>(op)) {
+    const ValueForm *s = lookup(x.getSource()), *a = lookup(x.getAcc());
+    if (x.getReductionDims().size() != 1 || x.getReductionDims()[0] != 1 || !s ||
+        !a || !a->row)
+      return fail("only row reductions (dim 1) of accumulator tiles");
+    using K = vector::CombiningKind;
+    if (!llvm::is_contained({K::MAXIMUMF, K::MAXNUMF, K::ADD}, x.getKind()))
+      return fail("unsupported reduction kind");
+    ValueForm f{FormKind::Vec};
+    f.row = true;
+    f.atoms = atomsOf(x.getResult());
+    return set(x.getResult(), f);
+  }
+  if (auto x = dyn_cast<math::Exp2Op>(op)) {
+    const ValueForm *s = lookup(x.getOperand());
+    if (!s)
+      return fail("operand was not lowered");
+    if (is2D(x)) {
+      if (s->kind != FormKind::Acc)
+        return fail("exp2 of a tile that is not in accumulator layout");
+      return set(x, *s);
+    }
+    ValueForm f{FormKind::Vec};
+    f.row = s->row;
+    f.col = s->col;
+    f.atoms = s->atoms;
+    if (!f.row && !f.col)
+      return fail("exp2 of a vector with no row or column form");
+    return set(x, f);
+  }
+  if (auto x = dyn_cast<math::LogOp>(op)) {
+    const ValueForm *s = lookup(x.getOperand());
+    if (!s || s->kind != FormKind::Vec || !s->row)
+      return fail("only row vectors take a log");
+    ValueForm f{FormKind::Vec};
+    f.row = true;
+    f.atoms = s->atoms;
+    return set(x, f);
+  }
+  if (auto x = dyn_cast<vector::StepOp>(op)) {
+    ValueForm f{FormKind::Vec};
+    f.row = f.aff = true;
+    f.atoms = atomsOf(x);
+    return set(x, f);
+  }
+  if (auto x = dyn_cast<vector::ShapeCastOp>(op)) {
+    VectorType t = x.getResultVectorType();
+    const ValueForm *s = lookup(x.getSource());
+    if (t.getRank() == 2 && t.getDimSize(1) == 1 && s && s->kind == FormKind::Vec &&
+        s->row) {
+      ValueForm f{FormKind::RowBcast};
+      return set(x, f);
+    }
+    return fail("unsupported shape_cast");
+  }
+  if (auto x = dyn_cast<arith::TruncFOp>(op)) {
+    Type elem = getElementTypeOrSelf(x.getType());
+    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8 && is2D(x.getIn())) {
+      bool onlyMma = llvm::all_of(x->getUsers(), [&](Operation *u) {
+        auto m = dyn_cast<TileMmaOp>(u);
+        return m && m.getLhs() == x.getResult();
+      });
+      if (!onlyMma)
+        return fail("fp8 tiles may only feed the P V product");
+      const ValueForm *s = lookup(x.getIn());
+      if (!s || s->kind != FormKind::Acc)
+        return fail("operand is not an accumulator-layout tile");
+      ValueForm f = *s;
+      f.kind = FormKind::P;
+      f.fp8 = elem;
+      return set(x, f);
+    }
+  }
+  if (op->getNumResults() == 1 && op->hasTrait<OpTrait::Elementwise>() &&
+      op->getDialect()->getNamespace() == "arith")
+    return visitElementwise(op);
+  return fail("is not supported on vectors by the GPU lowering");
+}
+
+LogicalResult LaneForms::visitElementwise(Operation *op) {
+  auto fail = [&](const Twine &msg) { return laneError(op, *ti, msg); };
+  Value res = op->getResult(0);
+  auto formOf = [&](Value v) { return lookup(v); };
+  auto isKind = [&](Value v, FormKind k) {
+    const ValueForm *f = formOf(v);
+    return f && f->kind == k;
+  };
+  ValueForm out;
+  out.elem = laneElem(getElementTypeOrSelf(res.getType()));
+  out.atoms = cast<VectorType>(res.getType()).getShape().back() / layout->atomN;
+  if (is2D(res)) {
+    if (isa<arith::AddIOp>(op))
+      for (int i = 0; i < 2; ++i)
+        if (isKind(op->getOperand(i), FormKind::Affine) &&
+            isSplat(op->getOperand(1 - i))) {
+          out.kind = FormKind::Affine;
+          forms[res] = out;
+          return success();
+        }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      Value l = cmp.getLhs(), r = cmp.getRhs();
+      using P = arith::CmpIPredicate;
+      P pred = cmp.getPredicate();
+      if (!isKind(l, FormKind::Affine) && isKind(r, FormKind::Affine)) {
+        std::swap(l, r);
+        pred = pred == P::slt ? P::sgt : pred == P::sgt ? P::slt
+             : pred == P::sle ? P::sge : pred == P::sge ? P::sle : pred;
+      }
+      if (isKind(l, FormKind::Affine) && !isKind(r, FormKind::Affine) &&
+          formOf(r) && llvm::is_contained({P::slt, P::sle, P::sgt, P::sge}, pred)) {
+        out.kind = FormKind::Mask;
+        (pred == P::slt || pred == P::sle ? out.ub : out.lb) = true;
+        forms[res] = out;
+        return success();
+      }
+    }
+    if (auto a = dyn_cast<arith::AndIOp>(op)) {
+      const ValueForm *x = formOf(a.getLhs()), *y = formOf(a.getRhs());
+      if (x && y && x->kind == FormKind::Mask && y->kind == FormKind::Mask) {
+        out.kind = FormKind::Mask;
+        out.lb = x->lb || y->lb;
+        out.ub = x->ub || y->ub;
+        forms[res] = out;
+        return success();
+      }
+    }
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      Value c = sel.getCondition();
+      if (is2D(c) && isKind(c, FormKind::Mask) && formOf(sel.getTrueValue()) &&
+          formOf(sel.getFalseValue())) {
+        out.kind = FormKind::Acc;
+        forms[res] = out;
+        return success();
+      }
+    }
+    for (Value o : op->getOperands()) {
+      if (!is2D(o))
+        continue;
+      const ValueForm *f = formOf(o);
+      if (!f || (f->kind != FormKind::Acc && f->kind != FormKind::Affine &&
+                 f->kind != FormKind::Mask))
+        return fail("operand is not an accumulator-layout tile");
+    }
+    out.kind = FormKind::Acc;
+    forms[res] = out;
+    return success();
+  }
+  out.kind = FormKind::Vec;
+  if (isa<arith::AddIOp>(op))
+    for (int i = 0; i < 2; ++i) {
+      const ValueForm *f = formOf(op->getOperand(i));
+      if (f && f->aff && isSplat(op->getOperand(1 - i)))
+        out.aff = true;
+    }
+  bool allRow = true, allCol = !out.aff;
+  for (Value o : op->getOperands()) {
+    if (!is1D(o))
+      continue;
+    const ValueForm *f = formOf(o);
+    allRow &= f && f->row;
+    allCol &= f && (f->col || f->aff);
+  }
+  out.row = allRow;
+  out.col = allCol;
+  if (!allRow && !allCol && !out.aff)
+    return fail("mixes row and column vectors");
+  forms[res] = out;
+  return success();
+}
+
+LogicalResult LaneForms::visitFor(Operation *op) {
+  auto f = cast<scf::ForOp>(op);
+  auto fail = [&](const Twine &msg) { return laneError(op, *ti, msg); };
+  auto carried = [&](Value v) {
+    ValueForm c;
+    c.elem = laneElem(getElementTypeOrSelf(v.getType()));
+    c.atoms = cast<VectorType>(v.getType()).getShape().back() / layout->atomN;
+    c.kind = is1D(v) ? FormKind::Vec : FormKind::Acc;
+    c.row = is1D(v);
+    return c;
+  };
+  for (Value init : f.getInitArgs()) {
+    if (!isa<VectorType>(init.getType()))
+      continue;
+    const ValueForm *i = lookup(init);
+    if (is1D(init) && (!i || !i->row))
+      return fail("carried 1-d vector has no row form");
+    if (is2D(init) && (!i || i->kind != FormKind::Acc))
+      return fail("carried tile is not in accumulator layout");
+  }
+  for (auto [arg, res] : llvm::zip(f.getRegionIterArgs(), f.getResults()))
+    if (isa<VectorType>(arg.getType())) {
+      forms[arg] = carried(arg);
+      forms[res] = carried(res);
+    }
+  for (Operation &o : f.getBody()->without_terminator())
+    if (failed(visit(&o)))
+      return failure();
+  auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
+  for (Value v : yield.getOperands()) {
+    if (!isa<VectorType>(v.getType()))
+      continue;
+    const ValueForm *y = lookup(v);
+    if (is1D(v) && (!y || !y->row))
+      return fail("yielded 1-d vector has no row form");
+    if (is2D(v) && (!y || y->kind != FormKind::Acc))
+      return fail("yielded tile is not in accumulator layout");
+    if (is1D(v) && !isSplat(v) && (y->col || y->aff))
+      return fail("a yielded 1-d vector must have its row form only");
+  }
+  for (Value init : f.getInitArgs())
+    if (is1D(init) && !isSplat(init) && (forms[init].col || forms[init].aff))
+      return fail("a carried 1-d vector must have its row form only");
+  return success();
+}
+
+void LaneForms::pruneSplats(gpu::GPUFuncOp kernel) {
+  // A 1-d splat takes the forms its users need (and the loop that carries
+  // it, its row form only).
+  kernel.walk([&](Operation *op) {
+    if (op->getNumResults() != 1 || !is1D(op->getResult(0)) ||
+        !isSplat(op->getResult(0)))
+      return;
+    Value v = op->getResult(0);
+    bool row = false, col = false;
+    for (OpOperand &use : v.getUses()) {
+      Operation *u = use.getOwner();
+      if (isa<scf::ForOp, scf::YieldOp, StoreRowsOp, vector::ShapeCastOp,
+              vector::MultiDimReductionOp>(u)) {
+        row = true;
+      } else if (auto m = dyn_cast<TileMmaOp>(u)) {
+        col |= m.getKScale() == v;
+      } else if (auto b = dyn_cast<vector::BroadcastOp>(u)) {
+        col = true;
+        (void)b;
+      } else if (const ValueForm *f = lookup(u->getNumResults() ? u->getResult(0)
+                                                                : Value())) {
+        row |= f->kind == FormKind::Vec && f->row;
+        col |= f->kind == FormKind::Vec && f->col;
+      } else {
+        row = col = true;
+      }
+    }
+    ValueForm &f = forms[v];
+    f.row = row;
+    f.col = col;
+  });
+}
+
+LaneTypeConverter::LaneTypeConverter(MLIRContext *ctx, const LaneForms &forms)
+    : laneForms(forms) {
+  addConversion([](Type t) { return t; });
+  // Added last, so tried first: the values that have a lane form.
+  addConversion([this, ctx](Value v, SmallVectorImpl<Type> &out)
+                    -> std::optional<LogicalResult> {
+    const ValueForm *f = laneForms.lookup(v);
+    if (!f)
+      return std::nullopt;
+    laneForms.typesOf(*f, ctx, out);
+    return success();
+  });
+}

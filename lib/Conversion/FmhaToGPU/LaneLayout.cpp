@@ -1,0 +1,180 @@
+//===- LaneLayout.cpp - where a tile's elements live in the lanes ---------===//
+#include "fmha/Conversion/FmhaToGPU/LaneLayout.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+int64_t BitLinear::eval(int64_t x) const {
+  int64_t y = c0;
+  for (size_t i = 0; i < coef.size(); ++i)
+    if ((x >> i) & 1)
+      y += coef[i];
+  return y;
+}
+
+std::optional<BitLinear>
+mlir::fmha::fitBits(int64_t n, function_ref<int64_t(int64_t)> f) {
+  BitLinear r;
+  r.c0 = f(0);
+  for (int64_t bit = 1; bit < n; bit <<= 1)
+    r.coef.push_back(f(bit) - r.c0);
+  for (int64_t x = 0; x < n; ++x)
+    if (r.eval(x) != f(x))
+      return std::nullopt;
+  return r;
+}
+
+InFlightDiagnostic mlir::fmha::laneError(Operation *op, const TargetInfo &ti,
+                                         const Twine &msg) {
+  return op->emitOpError("convert-fmha-to-gpu (" + ti.chip() + "): " + msg);
+}
+
+FailureOr<SmallVector<FragmentRun>>
+LaneLayout::runsOf(Operation *at, const TargetInfo &ti, int64_t wave,
+                   int64_t perLane,
+                   function_ref<FragElem(int64_t, int64_t)> frag) {
+  SmallVector<FragmentRun> runs;
+  for (int64_t e = 0; e < perLane;) {
+    int64_t len = 1;
+    while (e + len < perLane) {
+      bool ok = true;
+      for (int64_t l = 0; l < wave && ok; ++l) {
+        FragElem s = frag(l, e), n = frag(l, e + len);
+        ok = n.row == s.row && n.col == s.col + len;
+      }
+      if (!ok)
+        break;
+      ++len;
+    }
+    auto r = fitBits(wave, [&](int64_t l) { return frag(l, e).row; });
+    auto c = fitBits(wave, [&](int64_t l) { return frag(l, e).col; });
+    if (!r || !c)
+      return laneError(at, ti, "operand layout is not linear in the lane bits"),
+             failure();
+    runs.push_back({e, len, *r, *c});
+    e += len;
+  }
+  for (const FragmentRun &r : runs)
+    if (r.len != runs[0].len || (runs.size() & (runs.size() - 1)))
+      return laneError(at, ti, "operand runs of unequal length"), failure();
+  return runs;
+}
+
+FailureOr<LaneLayout> LaneLayout::get(const TargetInfo &ti, ConfigAttr cfg,
+                                      Type kvElem, Operation *at) {
+  LaneLayout l;
+  std::optional<MmaAtom> a = ti.mmaAtom(kvElem);
+  if (!a)
+    return laneError(at, ti, "the chip's MMA does not take ") << kvElem,
+           failure();
+  l.atom = *a;
+  l.transposed = ti.transposedScores();
+  l.wave = ti.waveSize();
+  l.rowsPerWave = cfg.getBlockM() / cfg.getWarps();
+  int64_t atomQ = l.transposed ? l.atom.n : l.atom.m;
+  l.atomN = l.transposed ? l.atom.m : l.atom.n;
+  if (l.rowsPerWave != atomQ)
+    return laneError(at, ti, "block_m / warps = ")
+               << l.rowsPerWave << " must equal the MMA's query extent "
+               << atomQ,
+           failure();
+  bool tr = l.transposed;
+  auto qOf = [&](int64_t lane, int64_t v) {
+    AccElem e = ti.accElem(lane, v);
+    return tr ? e.col : e.row;
+  };
+  auto nOf = [&](int64_t lane, int64_t v) {
+    AccElem e = ti.accElem(lane, v);
+    return tr ? e.row : e.col;
+  };
+  for (int64_t v = 0; v < l.accPerLane(); ++v) {
+    l.qReg.push_back(qOf(0, v));
+    l.nReg.push_back(nOf(0, v));
+  }
+  auto fq = fitBits(l.wave, [&](int64_t x) { return qOf(x, 0) - l.qReg[0]; });
+  auto fn = fitBits(l.wave, [&](int64_t x) { return nOf(x, 0) - l.nReg[0]; });
+  if (!fq || !fn)
+    return laneError(at, ti, "accumulator layout is not linear in the lane bits"),
+           failure();
+  l.qLane = *fq;
+  l.nLane = *fn;
+  for (int64_t x = 0; x < l.wave; ++x)
+    for (int64_t v = 0; v < l.accPerLane(); ++v)
+      if (qOf(x, v) != l.qReg[v] + qOf(x, 0) - l.qReg[0] ||
+          nOf(x, v) != l.nReg[v] + nOf(x, 0) - l.nReg[0])
+        return laneError(at, ti,
+                         "accumulator layout does not split into lane and "
+                         "register parts"),
+               failure();
+  for (int64_t v = 0; v < l.accPerLane(); ++v) {
+    auto it = llvm::find(l.slotQ, l.qReg[v]);
+    if (it == l.slotQ.end()) {
+      l.slotOfReg.push_back(l.slotQ.size());
+      l.slotQ.push_back(l.qReg[v]);
+    } else {
+      l.slotOfReg.push_back(it - l.slotQ.begin());
+    }
+  }
+  // Q: (query, k); the K/V side: (row in LDS, contiguous column).
+  auto qFrag = [&](int64_t lane, int64_t e) -> FragElem {
+    if (tr) {
+      FragElem f = ti.bFragElem(lane, e);
+      return {f.col, f.row};
+    }
+    return ti.aFragElem(lane, e);
+  };
+  auto kvFrag = [&](int64_t lane, int64_t e) -> FragElem {
+    if (tr) {
+      FragElem f = ti.aFragElem(lane, e); // (m = key|d, k)
+      return {f.row, f.col};
+    }
+    FragElem f = ti.bFragElem(lane, e); // (k, n = key|d)
+    return {f.col, f.row};
+  };
+  auto q = runsOf(at, ti, l.wave, l.qPerLane(), qFrag);
+  if (failed(q))
+    return failure();
+  auto kv = runsOf(at, ti, l.wave, l.kvPerLane(), kvFrag);
+  if (failed(kv))
+    return failure();
+  l.qRuns = std::move(*q);
+  l.kvRuns = std::move(*kv);
+  return l;
+}
+
+FailureOr<SmallVector<SmallVector<std::pair<int64_t, int64_t>>>>
+LaneLayout::pvOperandElems(const TargetInfo &ti, int64_t bn,
+                           Operation *at) const {
+  int64_t steps = bn / atom.k, pPerLane = transposed ? atom.bPerLane : atom.aPerLane;
+  SmallVector<int64_t> posInv(bn);
+  for (int64_t key = 0; key < bn; ++key)
+    posInv[ti.pvKeyPosition(key)] = key;
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> out(steps);
+  for (int64_t c = 0; c < steps; ++c)
+    for (int64_t e = 0; e < pPerLane; ++e) {
+      std::optional<std::pair<int64_t, int64_t>> res;
+      bool ok = true;
+      for (int64_t l = 0; l < wave && ok; ++l) {
+        FragElem f = transposed ? ti.bFragElem(l, e) : ti.aFragElem(l, e);
+        int64_t kq = transposed ? f.row : f.col, q = transposed ? f.col : f.row;
+        int64_t key = posInv[c * atom.k + kq];
+        std::optional<std::pair<int64_t, int64_t>> found;
+        for (int64_t v = 0; v < accPerLane() && !found; ++v) {
+          AccElem a = ti.accElem(l, v);
+          int64_t aq = transposed ? a.col : a.row, an = transposed ? a.row : a.col;
+          if (aq == q && (key - an) % atomN == 0 && key - an >= 0)
+            found = std::make_pair((key - an) / atomN, v);
+        }
+        ok = found && (!res || *res == *found);
+        res = found;
+      }
+      if (!ok)
+        return laneError(at, ti,
+                         "P is not in the lanes the PV product needs it in "
+                         "(pvKeyPosition does not match the layouts)"),
+               failure();
+      out[c].push_back(*res);
+    }
+  return out;
+}

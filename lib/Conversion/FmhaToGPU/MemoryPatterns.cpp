@@ -1,0 +1,377 @@
+//===- MemoryPatterns.cpp - Q, O, page ids, descales and K/V on lanes -----===//
+//
+// - fmha.load_rows: Q straight into MMA operand registers, all k steps of a
+//   run in one wide load; rows past the valid count are clamped and zeroed.
+// - fmha.store_rows: O per row slot in runs of consecutive columns, lse by
+//   one lane per row; both guarded by q < rows.
+// - fmha.page_ids: one id per tile pages[start / P] (uniform, made
+//   wave-uniform where K/V use it), or nothing (per-token ids are recomputed
+//   per key where used).
+// - fmha.gather_descale: a scalar, or per column, one load per group of
+//   elements whose keys share a page on every lane when tiles are on page
+//   boundaries (the config's page_regime); a key past the end takes the
+//   last key's page.
+// - fmha.gather_kv: the tile staged in its LDS buffer in 16-byte chunks, K
+//   row-major, V transposed at the chip's pvKeyPosition (runs of keys it
+//   keeps adjacent transposed in registers); keys past the end are zero.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <map>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// pages[valid ? key / P : 0]; slot 0 exists whenever a tile is processed.
+Value pageIdOfKey(ImplicitLocOpBuilder &b, Value pages, int64_t pageSize,
+                  Value key, Value valid) {
+  Value slot = arith::DivUIOp::create(b, key, laneConstI32(b, pageSize));
+  slot = arith::SelectOp::create(b, valid, slot, laneConstI32(b, 0));
+  return memref::LoadOp::create(b, pages, ValueRange{laneToIndex(b, slot)});
+}
+
+struct LoadRowsPattern : LanePattern<LoadRowsOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(LoadRowsOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    VectorType t = op.getResult().getType();
+    Value src = a.getSource()[0];
+    Value row0 = a.getRow0()[0], head = a.getHead()[0];
+    Value nRows = laneToI32(b, a.getNumRows()[0]);
+    Value last = arith::SubIOp::create(b, nRows, laneConstI32(b, 1));
+    LaneValues out;
+    out.parts = lc.loadOperandAllSteps(
+        b, lc.layout.qRuns, t.getDimSize(1) / lc.layout.atom.k, t.getElementType(),
+        [&](Value r, Value c, int64_t len) {
+          Value q = arith::AddIOp::create(b, lc.waveRow0, r);
+          Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
+          Value qc = arith::MinSIOp::create(b, q, last);
+          Value row = arith::AddIOp::create(b, row0, laneToIndex(b, qc));
+          VectorType vt = VectorType::get({len}, b.getI8Type());
+          Value v = vector::LoadOp::create(b, vt, src,
+                                           ValueRange{row, head, laneToIndex(b, c)});
+          Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
+          return Value(arith::SelectOp::create(b, valid, v, zero));
+        });
+    rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
+    return success();
+  }
+};
+
+struct StoreRowsPattern : LanePattern<StoreRowsOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StoreRowsOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    const LaneLayout &l = lc.layout;
+    LaneValues val = lc.unpack(op.getValue(), a.getValue());
+    Value dest = a.getDest()[0];
+    Value row0 = a.getRow0()[0], head = a.getHead()[0];
+    Value nRows = laneToI32(b, a.getNumRows()[0]);
+    if (cast<VectorType>(op.getValue().getType()).getRank() == 1) {
+      // lse: one lane per row writes.
+      Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lc.nLaneV,
+                                          laneConstI32(b, 0));
+      for (int64_t s = 0; s < l.slots(); ++s) {
+        Value q = lc.queryOfSlot(b, s);
+        Value ok = arith::AndIOp::create(
+            b, first, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows));
+        auto ifOp = scf::IfOp::create(b, ok, /*withElse=*/false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        memref::StoreOp::create(
+            b, val.row[s], dest,
+            ValueRange{arith::AddIOp::create(b, row0, laneToIndex(b, q)), head});
+      }
+      rw.eraseOp(op);
+      return success();
+    }
+    // Runs of consecutive columns in one row slot: one vector store each.
+    SmallVector<std::pair<int64_t, int64_t>> runs; // (first reg, len)
+    for (int64_t v = 0; v < l.accPerLane();) {
+      int64_t len = 1;
+      while (v + len < l.accPerLane() && l.slotOfReg[v + len] == l.slotOfReg[v] &&
+             l.nReg[v + len] == l.nReg[v] + len)
+        ++len;
+      runs.push_back({v, len});
+      v += len;
+    }
+    for (int64_t s = 0; s < l.slots(); ++s) {
+      Value q = lc.queryOfSlot(b, s);
+      Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
+      auto ifOp = scf::IfOp::create(b, ok, /*withElse=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      Value row = arith::AddIOp::create(b, row0, laneToIndex(b, q));
+      for (size_t j = 0; j < val.parts.size(); ++j) {
+        Value part = val.parts[j];
+        for (auto [v0, len] : runs) {
+          if (l.slotOfReg[v0] != s)
+            continue;
+          SmallVector<int64_t> mask;
+          for (int64_t i = 0; i < len; ++i)
+            mask.push_back(v0 + i);
+          Value piece = vector::ShuffleOp::create(b, part, part, mask);
+          Value col = laneToIndex(b, lc.colOf(b, j, v0));
+          vector::StoreOp::create(b, piece, dest, ValueRange{row, head, col});
+        }
+      }
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct PageIdsPattern : LanePattern<PageIdsOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(PageIdsOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    if (isa<VectorType>(op.getIds().getType())) {
+      // Per-token: recomputed per key where used (gather_kv, gather_descale).
+      rw.replaceOpWithMultiple(op, {ValueRange{}});
+      return success();
+    }
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    // Uniform: pages[start / P] when start < len, else -1 (never dereferenced).
+    Value pages = a.getPages()[0];
+    Value start = laneToI32(b, a.getTileStart()[0]);
+    Value len = laneToI32(b, a.getSeqLen()[0]);
+    Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, start, len);
+    auto loop = op->getParentOfType<scf::ForOp>();
+    if (loop && loop->hasAttr(kKVLoopAttr)) {
+      // In the KV loop a tile is being processed, so the sequence owns slot 0:
+      // the next tile's id reads a valid slot either way (no branch).
+      Value id = pageIdOfKey(b, pages, op.getPageSize(), start, valid);
+      rw.replaceOp(op, arith::SelectOp::create(b, valid, id, laneConstI32(b, -1)));
+      return success();
+    }
+    // The prologue of the prefetch: Sk may be 0, and the sequence then owns
+    // no page-table entry (with CSR, kv_indptr[b] may be kv_page_indices'
+    // end). Read only when the tile exists (a wave-uniform branch).
+    auto guarded = scf::IfOp::create(b, TypeRange{b.getI32Type()}, valid,
+                                     /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&guarded.getThenRegion().front());
+      scf::YieldOp::create(b, pageIdOfKey(b, pages, op.getPageSize(), start, valid));
+      b.setInsertionPointToStart(&guarded.getElseRegion().front());
+      scf::YieldOp::create(b, laneConstI32(b, -1));
+    }
+    rw.replaceOp(op, guarded.getResult(0));
+    return success();
+  }
+};
+
+/// The page table, tile start and length of per-token page ids (their op's
+/// operands, as the conversion maps them now).
+struct TokenIds {
+  PageIdsOp op;
+  Value pages, start, len;
+};
+TokenIds tokenIds(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rw,
+                  Value ids) {
+  auto op = ids.getDefiningOp<PageIdsOp>();
+  return {op, rw.getRemappedValue(op.getPages()),
+          laneToI32(b, rw.getRemappedValue(op.getTileStart())),
+          laneToI32(b, rw.getRemappedValue(op.getSeqLen()))};
+}
+
+struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(GatherDescaleOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value ds = a.getDescale()[0], head = a.getHead()[0];
+    auto load = [&](Value id) {
+      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id,
+                                          laneConstI32(b, 0));
+      Value safe = arith::SelectOp::create(b, valid, id, laneConstI32(b, 0));
+      Value v = memref::LoadOp::create(b, ds, ValueRange{laneToIndex(b, safe), head});
+      Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+      return Value(arith::SelectOp::create(b, valid, v, zero));
+    };
+    if (!isa<VectorType>(op.getResult().getType())) {
+      rw.replaceOp(op, load(a.getIds()[0]));
+      return success();
+    }
+    const LaneLayout &l = lc.layout;
+    TokenIds ids = tokenIds(b, rw, op.getIds());
+    int64_t n = cast<VectorType>(op.getResult().getType()).getDimSize(0);
+    int64_t p = ids.op.getPageSize();
+    // Elements whose keys lie in one page on every lane (tiles on page
+    // boundaries: the config's page_regime is not unaligned) share one id
+    // and one descale load, taken at the group's smallest key.
+    bool aligned = lc.cfg.getPageRegime() != PageRegime::Unaligned;
+    int64_t elems = (n / l.atomN) * l.accPerLane();
+    auto pagesOf = [&](int64_t elem) {
+      std::vector<int64_t> pages;
+      for (int64_t lane = 0; lane < l.wave; ++lane)
+        pages.push_back(l.columnOf(lane, elem / l.accPerLane(),
+                                   elem % l.accPerLane()) / p);
+      return pages;
+    };
+    auto offOf = [&](int64_t elem) {
+      return (elem / l.accPerLane()) * l.atomN + l.nReg[elem % l.accPerLane()];
+    };
+    SmallVector<int64_t> repOf(elems);
+    std::map<std::vector<int64_t>, int64_t> groupRep; // pages per lane -> rep
+    for (int64_t elem = 0; elem < elems; ++elem) {
+      repOf[elem] = elem;
+      if (!aligned)
+        continue;
+      auto [it, inserted] = groupRep.try_emplace(pagesOf(elem), elem);
+      if (!inserted && offOf(elem) < offOf(it->second))
+        it->second = elem;
+    }
+    if (aligned)
+      for (int64_t elem = 0; elem < elems; ++elem)
+        repOf[elem] = groupRep[pagesOf(elem)];
+    DenseMap<int64_t, Value> loaded; // representative element -> descale
+    LaneValues out;
+    for (int64_t j = 0; j < n / l.atomN; ++j) {
+      SmallVector<Value> e;
+      for (int64_t v = 0; v < l.accPerLane(); ++v) {
+        int64_t rep = repOf[j * l.accPerLane() + v];
+        if (!loaded.count(rep)) {
+          // A key past the end takes the descale of the sequence's last key:
+          // every key of a partly filled last page then has its page's
+          // descale. The PV product's page groups scale a whole MMA step by
+          // the descale one lane holds, and that lane's key may be past the
+          // end while the step holds valid keys of other lanes (a zero there
+          // dropped the step: docs/REGIMES.md, "page group with a partly
+          // filled last page"). Past-the-end keys are masked, so their own
+          // descale never matters. A tile is only processed when len >= 1.
+          int64_t rj = rep / l.accPerLane(), rv = rep % l.accPerLane();
+          Value key = arith::AddIOp::create(b, ids.start, lc.colOf(b, rj, rv));
+          key = arith::MinSIOp::create(
+              b, key, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)));
+          Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+          loaded[rep] = load(pageIdOfKey(b, ids.pages, p, key, always));
+        }
+        e.push_back(loaded[rep]);
+      }
+      out.col.push_back(vector::FromElementsOp::create(
+          b, VectorType::get({l.accPerLane()}, b.getF32Type()), e));
+    }
+    rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
+    return success();
+  }
+};
+
+struct GatherKVPattern : LanePattern<GatherKVOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(GatherKVOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    const ValueForm &f = lc.forms.get(op.getTile());
+    VectorType t = op.getTile().getType();
+    int64_t bn = t.getDimSize(0), d = t.getDimSize(1);
+    Value lds = lc.lds.lookup(op);
+    int64_t threads = lc.cfg.getWarps() * lc.layout.wave;
+    int64_t chunk = 16, perRow = d / chunk;
+    Value cache = a.getCache()[0], head = a.getHead()[0];
+    auto cacheT = cast<MemRefType>(op.getCache().getType());
+    bool nhd = op.getKvLayout() == KVLayout::NHD;
+    int64_t pageSize = cacheT.getDimSize(nhd ? 1 : 2);
+    Value start = laneToI32(b, a.getTileStart()[0]);
+    Value len = laneToI32(b, a.getSeqLen()[0]);
+    Value uniformId;
+    std::optional<TokenIds> ids;
+    if (isa<VectorType>(op.getIds().getType()))
+      ids = tokenIds(b, rw, op.getIds());
+    else // wave-uniform page id: an SGPR on AMDGPU
+      uniformId = lc.ti.broadcastFirstLane(b, b.getLoc(), a.getIds()[0]);
+    VectorType vt = VectorType::get({chunk}, b.getI8Type());
+    Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
+    // One 16-byte row chunk of key start + r (zero past the sequence).
+    auto loadChunk = [&](Value r, Value c16) {
+      Value key = arith::AddIOp::create(b, start, r);
+      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len);
+      Value id = uniformId ? uniformId
+                           : pageIdOfKey(b, ids->pages, ids->op.getPageSize(), key, valid);
+      // 64-bit page base: the memref's index arithmetic is i64.
+      Value slot = arith::RemUIOp::create(b, key, laneConstI32(b, pageSize));
+      SmallVector<Value> ix =
+          nhd ? SmallVector<Value>{laneToIndex(b, id), laneToIndex(b, slot), head,
+                                   laneToIndex(b, c16)}
+              : SmallVector<Value>{laneToIndex(b, id), head, laneToIndex(b, slot),
+                                   laneToIndex(b, c16)};
+      Value v = vector::LoadOp::create(b, vt, cache, ix);
+      return Value(arith::SelectOp::create(b, valid, v, zero));
+    };
+    // V: runs of R keys that pvKeyPosition keeps adjacent are transposed in
+    // registers and written as R-byte words (R = 4 on AMDGPU, 2 on sm_90).
+    int64_t keysPer = 1;
+    std::optional<BitLinear> pos;
+    if (f.isV) {
+      pos = fitBits(bn, [&](int64_t key) { return lc.ti.pvKeyPosition(key); });
+      for (int64_t r = 2; r <= 4; r *= 2) {
+        bool ok = bn % r == 0;
+        for (int64_t k = 0; k < bn && ok; k += r)
+          for (int64_t i = 0; i < r && ok; ++i)
+            ok = lc.ti.pvKeyPosition(k + i) == lc.ti.pvKeyPosition(k) + i;
+        if (ok && (bn / r) * perRow % threads == 0)
+          keysPer = r;
+      }
+    }
+    int64_t groups = (bn / keysPer) * perRow;
+    for (int64_t i = 0; i < groups / threads; ++i) {
+      Value g = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, i * threads));
+      Value r0 = arith::MulIOp::create(
+          b, arith::DivUIOp::create(b, g, laneConstI32(b, perRow)),
+          laneConstI32(b, keysPer));
+      Value c16 = arith::MulIOp::create(
+          b, arith::RemUIOp::create(b, g, laneConstI32(b, perRow)),
+          laneConstI32(b, chunk));
+      if (!f.isV) {
+        Value v = loadChunk(r0, c16);
+        Value at = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, r0, laneConstI32(b, d)), c16);
+        vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)});
+        continue;
+      }
+      SmallVector<Value> rowsK;
+      for (int64_t k = 0; k < keysPer; ++k)
+        rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16));
+      Value all = laneConcat(b, rowsK);
+      Value p = laneEmitBits(b, *pos, r0);
+      for (int64_t e = 0; e < chunk; ++e) {
+        SmallVector<int64_t> mask;
+        for (int64_t k = 0; k < keysPer; ++k)
+          mask.push_back(k * chunk + e);
+        Value word = vector::ShuffleOp::create(b, all, all, mask);
+        Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, e));
+        Value at = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, dd, laneConstI32(b, bn)), p);
+        vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)});
+      }
+    }
+    LaneValues out;
+    out.lds = lds;
+    rw.replaceOpWithMultiple(op, {lc.pack(f, out)});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fmha::populateLaneMemoryPatterns(const TypeConverter &tc,
+                                            RewritePatternSet &patterns,
+                                            const TargetInfo &,
+                                            const LaneContext &lc,
+                                            PatternBenefit benefit) {
+  patterns.add<LoadRowsPattern, StoreRowsPattern, PageIdsPattern,
+               GatherDescalePattern, GatherKVPattern>(tc, patterns.getContext(),
+                                                      lc, benefit);
+}

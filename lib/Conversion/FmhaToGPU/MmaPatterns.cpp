@@ -1,0 +1,185 @@
+//===- MmaPatterns.cpp - the two products on lanes ------------------------===//
+//
+// - S = Q K^T: per atom of S, all k steps of the K operand read from LDS at
+//   once (one wide ds_read per run), Q from its operand registers.
+// - O += P V: P comes from the score accumulators with no data movement (V
+//   was staged at the chip's pvKeyPosition so that the lane's own scores are
+//   its P operand), packed to fp8 by the chip's packed convert; V^T from LDS.
+//   Per-key V descales take the config's vd_route: page_groups (the MMA
+//   steps of one page accumulate apart and are added to o times the page's
+//   vd, pv_group steps per page) or scaled_p (p scaled by vd_j / r before
+//   the cast, r the row's largest vd in the tile, and o += r * (P x V)).
+// - arith.truncf to fp8 of a tile that only feeds the PV product: nothing
+//   (P keeps its scores; the PV pattern packs them).
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+struct TileMmaPattern : LanePattern<TileMmaOp> {
+  using LanePattern::LanePattern;
+
+  LogicalResult matchAndRewrite(TileMmaOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    const LaneLayout &l = lc.layout;
+    const TargetInfo &ti = lc.ti;
+    LaneValues lhs = lc.unpack(op.getLhs(), a.getLhs());
+    LaneValues rhs = lc.unpack(op.getRhs(), a.getRhs());
+    LaneValues out = lc.unpack(op.getAcc(), a.getAcc());
+    const ValueForm &kv = lc.forms.get(op.getRhs());
+    Value lds = rhs.lds;
+    int64_t ldsCols = kv.ldsCols;
+    auto ldsLoad = [&](Value r, Value c, int64_t len) {
+      Value at = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, r, laneConstI32(b, ldsCols)), c);
+      return Value(vector::LoadOp::create(b, VectorType::get({len}, b.getI8Type()),
+                                          lds, ValueRange{laneToIndex(b, at)}));
+    };
+    auto mma = [&](Value kvOp, Value other, Value c) {
+      return l.transposed ? ti.mma(b, b.getLoc(), kvOp, other, c)
+                          : ti.mma(b, b.getLoc(), other, kvOp, c);
+    };
+    auto done = [&]() {
+      rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
+      return success();
+    };
+    if (op.getTransposeRhs()) { // S = Q K^T
+      for (size_t j = 0; j < out.parts.size(); ++j) {
+        SmallVector<Value> kOps = lc.loadOperandAllSteps(
+            b, l.kvRuns, lhs.parts.size(), l.atom.aElem,
+            [&](Value r, Value c, int64_t len) {
+              return ldsLoad(arith::AddIOp::create(b, r, laneConstI32(b, j * l.atomN)),
+                             c, len);
+            });
+        for (size_t kk = 0; kk < lhs.parts.size(); ++kk)
+          out.parts[j] = mma(kOps[kk], lhs.parts[kk], out.parts[j]);
+      }
+      return done();
+    }
+    // O += P V.
+    int64_t bn = kv.ldsCols, steps = bn / l.atom.k;
+    int64_t pPerLane = l.transposed ? l.atom.bPerLane : l.atom.aPerLane;
+    auto pElems = l.pvOperandElems(ti, bn, op); // LaneForms checked it
+    if (failed(pElems))
+      return failure();
+    Type fp8 = lc.forms.get(op.getLhs()).fp8;
+    int64_t group = steps;
+    SmallVector<Value> kscale;
+    Value rowScale, rowScaleInv;
+    VectorType accT = VectorType::get({l.accPerLane()}, b.getF32Type());
+    if (op.getKScale()) {
+      kscale = lc.colsOf(b, op.getKScale(), lc.unpack(op.getKScale(), a.getKScale()));
+      if (lc.cfg.getVdRoute() == VdRoute::PageGroups) {
+        group = lc.cfg.getPvGroup();
+      } else { // scaled_p
+        group = 0;
+        Value mx = kscale[0];
+        for (size_t j = 1; j < kscale.size(); ++j)
+          mx = ti.maxF(b, b.getLoc(), mx, kscale[j]);
+        Value r = vector::ExtractOp::create(b, mx, 0);
+        for (int64_t v = 1; v < l.accPerLane(); ++v)
+          r = ti.maxF(b, b.getLoc(), r, vector::ExtractOp::create(b, mx, v));
+        for (int64_t mask : ti.rowReduceXorMasks())
+          r = ti.maxF(b, b.getLoc(), r, ti.shuffleXor(b, b.getLoc(), r, mask));
+        Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+        Value one = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
+        Value pos = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, r, zero);
+        rowScale = r;
+        rowScaleInv = arith::SelectOp::create(
+            b, pos, arith::DivFOp::create(b, one, r), zero);
+      }
+    }
+    SmallVector<Value> pOps;
+    for (int64_t c = 0; c < steps; ++c) {
+      SmallVector<Value> vals;
+      for (int64_t e = 0; e < pPerLane; ++e) {
+        auto [j, v] = (*pElems)[c][e];
+        Value pv = vector::ExtractOp::create(b, lhs.parts[j], v);
+        if (rowScaleInv) {
+          Value sj = vector::ExtractOp::create(b, kscale[j], v);
+          pv = arith::MulFOp::create(b, pv, arith::MulFOp::create(b, sj, rowScaleInv));
+        }
+        vals.push_back(pv);
+      }
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < pPerLane / 4; ++w)
+        words.push_back(
+            ti.packFp8x4(b, b.getLoc(), ArrayRef<Value>(vals).slice(4 * w, 4), fp8));
+      Value wv = vector::FromElementsOp::create(
+          b, VectorType::get({pPerLane / 4}, b.getI32Type()), words);
+      Value bytes = vector::BitCastOp::create(
+          b, VectorType::get({pPerLane}, b.getI8Type()), wv);
+      pOps.push_back(
+          arith::BitcastOp::create(b, VectorType::get({pPerLane}, fp8), bytes));
+    }
+    auto vOperand = [&](size_t bd, int64_t c) {
+      return lc.loadOperand(b, l.kvRuns, l.atom.aElem, [&](Value r, Value col, int64_t len) {
+        return ldsLoad(arith::AddIOp::create(b, r, laneConstI32(b, bd * l.atomN)),
+                       arith::AddIOp::create(b, col, laneConstI32(b, c * l.atom.k)),
+                       len);
+      });
+    };
+    if (group == 0) { // scaled_p: one chain, then o += r * chain
+      for (size_t bd = 0; bd < out.parts.size(); ++bd) {
+        Value c0 = arith::ConstantOp::create(b, accT, b.getZeroAttr(accT));
+        for (int64_t c = 0; c < steps; ++c)
+          c0 = mma(vOperand(bd, c), pOps[c], c0);
+        Value sv = vector::BroadcastOp::create(b, accT, rowScale);
+        out.parts[bd] = vector::FMAOp::create(b, c0, sv, out.parts[bd]);
+      }
+      return done();
+    }
+    Value zeroAcc = arith::ConstantOp::create(b, accT, b.getZeroAttr(accT));
+    for (size_t bd = 0; bd < out.parts.size(); ++bd) {
+      for (int64_t g0 = 0; g0 < steps; g0 += group) {
+        Value c0 = kscale.empty() ? out.parts[bd] : zeroAcc;
+        for (int64_t c = g0; c < g0 + group; ++c)
+          c0 = mma(vOperand(bd, c), pOps[c], c0);
+        if (kscale.empty()) {
+          out.parts[bd] = c0;
+          continue;
+        }
+        // The group's vd: the lane's own score element of the group's first
+        // step (every key of a page has its page's descale).
+        auto [j, v] = (*pElems)[g0][0];
+        Value s = vector::ExtractOp::create(b, kscale[j], v);
+        Value sv = vector::BroadcastOp::create(b, accT, s);
+        out.parts[bd] = vector::FMAOp::create(b, c0, sv, out.parts[bd]);
+      }
+    }
+    return done();
+  }
+};
+
+/// The fp8 cast of P: its scores, packed by the PV product.
+struct TruncPPattern : LanePattern<arith::TruncFOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(arith::TruncFOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    const ValueForm *f = lc.forms.lookup(op);
+    if (!f || f->kind != FormKind::P)
+      return failure();
+    rw.replaceOpWithMultiple(op, {a.getIn()});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fmha::populateLaneMmaPatterns(const TypeConverter &tc,
+                                         RewritePatternSet &patterns,
+                                         const TargetInfo &, const LaneContext &lc,
+                                         PatternBenefit benefit) {
+  // The P cast outranks the generic elementwise pattern.
+  patterns.add<TileMmaPattern>(tc, patterns.getContext(), lc, benefit);
+  patterns.add<TruncPPattern>(tc, patterns.getContext(), lc,
+                              PatternBenefit(benefit.getBenefit() + 1));
+}

@@ -1,0 +1,197 @@
+//===- LaneLayoutTest.cpp - the lane layout each chip's TargetInfo gives --===//
+//
+// LaneLayout splits the accumulator layout into lane and register parts and
+// the operands into runs; the patterns emit index arithmetic from those
+// parts only, so they must rebuild TargetInfo's facts exactly on every lane.
+// Mutations of the facts must be rejected with the rule they break.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/LaneLayout.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "MutatedTargetInfo.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+struct Chip {
+  const char *name;
+  int64_t blockM, blockN, warps;
+};
+const Chip kChipsUnderTest[] = {
+    {"gfx942", 128, 128, 4}, {"gfx950", 128, 128, 4}, {"sm_90", 64, 64, 4}};
+
+class LaneLayoutTest : public ::testing::TestWithParam<Chip> {
+protected:
+  LaneLayoutTest() {
+    ctx.loadDialect<FmhaDialect, func::FuncDialect>();
+    module = ModuleOp::create(UnknownLoc::get(&ctx));
+  }
+  Type fp8() {
+    return StringRef(GetParam().name) == "gfx942"
+               ? Type(Float8E4M3FNUZType::get(&ctx))
+               : Type(Float8E4M3FNType::get(&ctx));
+  }
+  ConfigAttr config(const TargetInfo &ti) {
+    const Chip &c = GetParam();
+    std::optional<MmaAtom> a = ti.mmaAtom(fp8());
+    return ConfigAttr::get(&ctx, c.name, c.blockM, c.blockN, a ? a->k : 1,
+                           c.warps, ti.waveSize(), a ? a->m : 1, a ? a->n : 1,
+                           fp8(), 7, PageRegime::OnePage, VdRoute::Scalar, 0);
+  }
+  /// The layout, or the diagnostic text.
+  FailureOr<LaneLayout> get(const TargetInfo &ti, std::string &diag) {
+    ScopedDiagnosticHandler h(&ctx, [&](Diagnostic &d) {
+      diag += d.str();
+      return success();
+    });
+    return LaneLayout::get(ti, config(ti), fp8(), module.get());
+  }
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_P(LaneLayoutTest, SplitRebuildsTheAccumulatorOnEveryLane) {
+  auto ti = createTargetInfo(GetParam().name);
+  std::string diag;
+  FailureOr<LaneLayout> l = get(*ti, diag);
+  ASSERT_TRUE(succeeded(l)) << diag;
+  EXPECT_EQ(l->wave, ti->waveSize());
+  EXPECT_EQ(l->rowsPerWave, GetParam().blockM / GetParam().warps);
+  for (int64_t lane = 0; lane < l->wave; ++lane)
+    for (int64_t v = 0; v < l->accPerLane(); ++v) {
+      AccElem e = ti->accElem(lane, v);
+      int64_t q = l->transposed ? e.col : e.row, n = l->transposed ? e.row : e.col;
+      EXPECT_EQ(l->qLane.eval(lane) + l->qReg[v], q) << "lane " << lane << " reg " << v;
+      EXPECT_EQ(l->columnOf(lane, 0, v), n) << "lane " << lane << " reg " << v;
+      EXPECT_EQ(l->slotQ[l->slotOfReg[v]], l->qReg[v]);
+    }
+  // AMD: one query per lane; sm_90: two (rows l/4 and l/4 + 8).
+  EXPECT_EQ(l->slots(), l->transposed ? 1 : 2);
+}
+
+TEST_P(LaneLayoutTest, OperandRunsCoverEachLanesElementsOnce) {
+  auto ti = createTargetInfo(GetParam().name);
+  std::string diag;
+  FailureOr<LaneLayout> l = get(*ti, diag);
+  ASSERT_TRUE(succeeded(l)) << diag;
+  // (row, contiguous column) of an operand element: Q as (query, k), the
+  // K/V side as (row of the staged tile, column).
+  auto frag = [&](bool isQ, int64_t lane, int64_t e) -> FragElem {
+    if (isQ) {
+      if (!l->transposed)
+        return ti->aFragElem(lane, e);
+      FragElem f = ti->bFragElem(lane, e);
+      return {f.col, f.row};
+    }
+    if (l->transposed)
+      return ti->aFragElem(lane, e);
+    FragElem f = ti->bFragElem(lane, e);
+    return {f.col, f.row};
+  };
+  auto check = [&](ArrayRef<FragmentRun> runs, int64_t perLane, bool isQ) {
+    int64_t covered = 0;
+    for (const FragmentRun &r : runs) {
+      EXPECT_EQ(r.len, runs[0].len);
+      EXPECT_EQ(r.e0, covered);
+      for (int64_t lane = 0; lane < l->wave; ++lane)
+        for (int64_t i = 0; i < r.len; ++i) {
+          FragElem f = frag(isQ, lane, r.e0 + i);
+          EXPECT_EQ(r.row.eval(lane), f.row) << "lane " << lane << " elem " << r.e0 + i;
+          EXPECT_EQ(r.col.eval(lane) + i, f.col) << "lane " << lane << " elem " << r.e0 + i;
+        }
+      covered += r.len;
+    }
+    EXPECT_EQ(covered, perLane);
+  };
+  check(l->qRuns, l->qPerLane(), true);
+  check(l->kvRuns, l->kvPerLane(), false);
+}
+
+TEST_P(LaneLayoutTest, PVOperandIsTheLanesOwnScores) {
+  auto ti = createTargetInfo(GetParam().name);
+  std::string diag;
+  FailureOr<LaneLayout> l = get(*ti, diag);
+  ASSERT_TRUE(succeeded(l)) << diag;
+  int64_t bn = GetParam().blockN;
+  auto elems = l->pvOperandElems(*ti, bn, module.get());
+  ASSERT_TRUE(succeeded(elems)) << diag;
+  // Every (atom, register) of the lane's scores feeds exactly one P element.
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (auto &step : *elems)
+    for (auto je : step)
+      EXPECT_TRUE(seen.insert(je).second);
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), (bn / l->atomN) * l->accPerLane());
+}
+
+TEST_P(LaneLayoutTest, MutatedFactsAreRejectedWithTheRule) {
+  {
+    // A non-linear accumulator column.
+    MutatedTargetInfo m(createTargetInfo(GetParam().name));
+    m.acc = [&](int64_t lane, int64_t v) {
+      AccElem e = m.orig().accElem(lane, v);
+      if (lane == 3)
+        (m.orig().transposedScores() ? e.row : e.col) += 1;
+      return e;
+    };
+    std::string diag;
+    EXPECT_TRUE(failed(get(m, diag)));
+    EXPECT_NE(diag.find("accumulator layout"), std::string::npos) << diag;
+  }
+  {
+    // V staged at the identity: P is no longer in the lanes the PV MMA reads.
+    MutatedTargetInfo m(createTargetInfo(GetParam().name));
+    m.pos = [](int64_t key) { return key; };
+    std::string diag;
+    FailureOr<LaneLayout> l = get(m, diag);
+    ASSERT_TRUE(succeeded(l)) << diag;
+    ScopedDiagnosticHandler h(&ctx, [&](Diagnostic &d) {
+      diag += d.str();
+      return success();
+    });
+    EXPECT_TRUE(failed(l->pvOperandElems(m, GetParam().blockN, module.get())));
+    EXPECT_NE(diag.find("P is not in the lanes the PV product needs it in"),
+              std::string::npos)
+        << diag;
+  }
+  {
+    // block_m / warps other than the MMA's query extent.
+    auto ti = createTargetInfo(GetParam().name);
+    const Chip &c = GetParam();
+    std::optional<MmaAtom> a = ti->mmaAtom(fp8());
+    auto cfg = ConfigAttr::get(&ctx, c.name, c.blockM * 2, c.blockN, a->k, c.warps,
+                               ti->waveSize(), a->m, a->n, fp8(), 7,
+                               PageRegime::OnePage, VdRoute::Scalar, 0);
+    std::string diag;
+    ScopedDiagnosticHandler h(&ctx, [&](Diagnostic &d) {
+      diag += d.str();
+      return success();
+    });
+    EXPECT_TRUE(failed(LaneLayout::get(*ti, cfg, fp8(), module.get())));
+    EXPECT_NE(diag.find("must equal the MMA's query extent"), std::string::npos)
+        << diag;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Chips, LaneLayoutTest, ::testing::ValuesIn(kChipsUnderTest),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+TEST(BitLinear, FitsLinearFunctionsAndRejectsOthers) {
+  auto f = fitBits(64, [](int64_t x) { return 3 + 8 * (x / 32) + (x % 32); });
+  ASSERT_TRUE(f.has_value());
+  for (int64_t x = 0; x < 64; ++x)
+    EXPECT_EQ(f->eval(x), 3 + 8 * (x / 32) + (x % 32));
+  EXPECT_FALSE(fitBits(64, [](int64_t x) { return x * x; }).has_value());
+}
+
+} // namespace
