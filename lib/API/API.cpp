@@ -6,6 +6,7 @@
 #include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
 #include "fmha/Pipelines/Pipelines.h"
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Support/Chips.h"
 #include "fmha/Target/NVVM.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -16,29 +17,36 @@ using namespace mlir;
 namespace fmha {
 namespace api {
 
-std::vector<std::string> supportedChips() { return {"gfx942", "gfx950", "sm_90"}; }
+std::vector<std::string> supportedChips() {
+  return mlir::fmha::chipNames(mlir::fmha::kGPUChips);
+}
 
 void registerDialects(DialectRegistry &registry) {
   registry.insert<mlir::fmha::FmhaDialect>();
-  mlir::fmha::registerNVVMTargetDependencies(registry); // includes AMDGPU's
+  mlir::fmha::registerAMDGPUTargetDependencies(registry);
+  mlir::fmha::registerNVVMTargetDependencies(registry);
 }
 
 void buildTilingStages(OpPassManager &pm, const std::string &chip, bool folds) {
   mlir::fmha::buildFmhaTilingPipeline(pm, chip, folds);
 }
 
-void buildGPUStages(OpPassManager &pm, const std::string &chip,
-                    const std::string &format, const std::string &toolkit,
-                    bool folds) {
+std::string buildGPUStages(OpPassManager &pm, const std::string &chip,
+                           const std::string &format,
+                           const std::string &toolkit, bool folds) {
   mlir::fmha::GPUPipelineOptions options;
   options.chip = chip;
   options.format = format;
   options.toolkit = toolkit;
   options.folds = folds;
-  if (chip == "sm_90")
-    mlir::fmha::buildFmhaToNVVMPipeline(pm, options);
-  else
-    mlir::fmha::buildFmhaToROCDLPipeline(pm, options);
+  std::string error;
+  if (failed(mlir::fmha::buildFmhaToGPUPipeline(
+          pm, options, [&](const llvm::Twine &msg) {
+            error = msg.str();
+            return failure();
+          })))
+    return error.empty() ? "buildGPUStages failed" : error;
+  return "";
 }
 
 Result compile(const Request &request, const Target &target) {

@@ -8,6 +8,8 @@
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Request/RequestModule.h"
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Support/Chips.h"
+#include "fmha/Target/GPUTarget.h"
 #include "fmha/Target/NVVM.h"
 #include "fmha/Target/ToolkitConfig.h"
 
@@ -30,7 +32,10 @@
 using namespace mlir;
 using namespace mlir::fmha;
 
-bool mlir::fmha::chipUsesFnuz(StringRef chip) { return chip == "gfx942"; }
+bool mlir::fmha::chipUsesFnuz(StringRef chip) {
+  const ChipInfo *c = lookupChip(chip);
+  return c && c->fp8Family == Fp8Family::FnuzOnly;
+}
 
 namespace {
 
@@ -204,7 +209,7 @@ FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
                                       CompileResult res, Location loc) {
   PassManager back(&ctx);
   buildNVVMToLLVMPassPipeline(back);
-  buildAMDGPUSerializePassPipeline(back, opt.emit == "llvm" ? "llvm" : "isa", "");
+  buildGPUSerializePassPipeline(back, opt.emit == "llvm" ? "llvm" : "isa", "");
   if (failed(back.run(module)))
     return failure();
   FailureOr<std::string> payload = binaryPayload(module);
@@ -221,8 +226,11 @@ FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
   llvm::raw_string_ostream os(res.manifest);
   llvm::json::OStream j(os, 2);
   uint64_t kernarg = res.args.empty() ? 0 : res.args.back().offset + res.args.back().size;
+  // TRIPLE:CHIP, e.g. nvptx64-nvidia-cuda:sm_90.
+  const ChipInfo *chip = lookupChip(opt.chip);
+  std::string target = std::string(chip->triple) + ":" + chip->name;
   j.object([&] {
-    writeCommon(j, req, opt, cfg, res, "nvptx64-nvidia-cuda:sm_90", res.kernel);
+    writeCommon(j, req, opt, cfg, res, target, res.kernel);
     j.attribute("binary_format", "ptx");
     j.attribute("kernarg_size", kernarg);
     j.attribute("kernarg_align", 8);
@@ -242,11 +250,12 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   bool &bad = badInput ? *badInput : scratch;
   bad = true;
   Location loc = NameLoc::get(StringAttr::get(&ctx, "request"));
-  bool nvidia = opt.chip == "sm_90";
-  if (opt.chip != "gfx942" && opt.chip != "gfx950" && !nvidia)
-    return emitError(loc) << "unknown chip '" << opt.chip
-                          << "'; expected gfx942, gfx950 or sm_90",
+  const ChipInfo *chip = lookupChip(opt.chip);
+  if (!chip || !chip->isGPU())
+    return emitError(loc) << "unknown chip '" << opt.chip << "'; expected "
+                          << expectedChipsText(kGPUChips),
            failure();
+  bool nvidia = chip->vendor == ChipVendor::NVIDIA;
   if (!llvm::is_contained({"bin", "isa", "llvm", "mlir"}, opt.emit))
     return emitError(loc) << "--emit must be bin, isa, llvm or mlir, not '"
                           << opt.emit << "'",
@@ -355,7 +364,7 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   AMDGPUTargetOptions target;
   target.chip = opt.chip;
   buildAMDGPUToROCDLPassPipeline(back, target);
-  buildAMDGPUSerializePassPipeline(back, opt.emit, toolkit);
+  buildGPUSerializePassPipeline(back, opt.emit, toolkit);
   if (failed(back.run(*module)))
     return failure();
   FailureOr<std::string> payload = binaryPayload(*module);
@@ -389,12 +398,13 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
                             << " in the ABI",
              failure();
   unsigned waves = wavesPerSimdByVgprs(opt.chip, k.vgprCount).value_or(0);
-  // LDS per CU: 64 KiB (gfx942), 160 KiB (gfx950); 4 SIMDs per CU.
-  int64_t ldsPerCu = opt.chip == "gfx950" ? 160 * 1024 : 64 * 1024;
+  // LDS per CU and SIMDs per CU: the chip table's.
+  int64_t ldsPerCu = chip->ldsBytesPerCu;
   int64_t wavesPerGroup = res.workgroup[0] / static_cast<int64_t>(k.wavefrontSize);
   if (k.groupSegmentFixedSize && wavesPerGroup)
     waves = std::min<unsigned>(
-        waves, (ldsPerCu / k.groupSegmentFixedSize) * wavesPerGroup / 4);
+        waves, (ldsPerCu / k.groupSegmentFixedSize) * wavesPerGroup /
+                   chip->simdsPerCu);
 
   llvm::raw_string_ostream os(res.manifest);
   llvm::json::OStream j(os, 2);

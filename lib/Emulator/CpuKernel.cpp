@@ -17,6 +17,7 @@
 #include "fmha/Reference/Compare.h" // poisonFill
 #include "fmha/Reference/FloatCodec.h"
 #include "fmha/Request/RequestModule.h"
+#include "fmha/Support/Chips.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -110,8 +111,8 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   impl->lanes = opt.target != "host";
   const std::string &t = opt.target;
   code = 2;
-  if (impl->lanes && t != "gfx942" && t != "gfx950" && t != "sm_90") {
-    error = "target must be host, gfx942, gfx950 or sm_90, not '" + t + "'";
+  if (!lookupChip(t)) {
+    error = "target must be " + expectedChipsText() + ", not '" + t + "'";
     return nullptr;
   }
   if (std::string err = req.validate(); !err.empty()) {

@@ -4,6 +4,8 @@
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Support/Chips.h"
+#include "fmha/Target/GPUTarget.h"
 #include "fmha/Target/NVVM.h"
 #include "fmha/Target/ToolkitConfig.h"
 #include "fmha/Transforms/Passes.h"
@@ -20,7 +22,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <optional>
+
 using namespace mlir;
+using namespace mlir::fmha;
 
 void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                                    bool folds, bool perTokenPrefetch) {
@@ -38,17 +43,90 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
   pm.addPass(createFmhaPrefetchPageIds(prefetch));
 }
 
-void fmha::buildFmhaToROCDLPipeline(OpPassManager &pm,
-                                    const GPUPipelineOptions &options) {
-  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
-  AMDGPUTargetOptions target;
+namespace {
+/// The GPU pipelines' check of their chip option, before any pass is added:
+/// a GPU chip of the chip table and, when `vendor` is given, one of that
+/// vendor. The error is one line naming the rule, prefixed by `pipeline`.
+const ChipInfo *
+checkGPUChip(StringRef pipeline, StringRef chip,
+             std::optional<ChipVendor> vendor,
+             function_ref<LogicalResult(const Twine &)> onError) {
+  unsigned mask = !vendor                          ? kGPUChips
+                  : *vendor == ChipVendor::AMDGPU ? kAMDGPUChips
+                                                  : kNVIDIAChips;
+  std::string expected =
+      (Twine(!vendor ? "a GPU" : *vendor == ChipVendor::AMDGPU ? "an AMDGPU"
+                                                                : "an NVIDIA") +
+       " chip (" + expectedChipsText(mask) + ")")
+          .str();
+  const ChipInfo *info = lookupChip(chip);
+  if (!info) {
+    (void)onError(pipeline + ": unknown chip '" + chip + "'; expected " +
+                  expected);
+    return nullptr;
+  }
+  if (!info->isGPU() || (vendor && info->vendor != *vendor)) {
+    (void)onError(pipeline + ": chip '" + chip + "' is " +
+                  (info->isGPU() ? (info->vendor == ChipVendor::AMDGPU
+                                        ? "an AMDGPU chip"
+                                        : "an NVIDIA chip")
+                                 : "the host pseudo-chip") +
+                  "; expected " + expected);
+    return nullptr;
+  }
+  return info;
+}
+
+/// The one GPU stage builder: the front half, then the chip's vendor's back
+/// half and, unless format=none, gpu-module-to-binary.
+LogicalResult
+buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
+                 StringRef pipeline, std::optional<ChipVendor> vendor,
+                 function_ref<LogicalResult(const Twine &)> onError) {
+  const ChipInfo *chip = checkGPUChip(pipeline, options.chip, vendor, onError);
+  if (!chip)
+    return failure();
+  fmha::buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
+  if (chip->vendor == ChipVendor::NVIDIA) {
+    fmha::buildNVVMToLLVMPassPipeline(pm);
+    // PTX either way: a cubin needs ptxas.
+    if (options.format != "none")
+      fmha::buildGPUSerializePassPipeline(
+          pm, options.format == "bin" ? "isa" : StringRef(options.format), "");
+    return success();
+  }
+  fmha::AMDGPUTargetOptions target;
   target.chip = options.chip;
-  buildAMDGPUToROCDLPassPipeline(pm, target);
+  fmha::buildAMDGPUToROCDLPassPipeline(pm, target);
   if (options.format != "none")
-    buildAMDGPUSerializePassPipeline(
+    fmha::buildGPUSerializePassPipeline(
         pm, options.format,
         options.toolkit.empty() ? StringRef(FMHA_DEFAULT_ROCM_TOOLKIT)
                                 : StringRef(options.toolkit));
+  return success();
+}
+} // namespace
+
+LogicalResult
+fmha::buildFmhaToGPUPipeline(OpPassManager &pm,
+                             const GPUPipelineOptions &options,
+                             function_ref<LogicalResult(const Twine &)> onError) {
+  return buildGPUPipeline(pm, options, "fmha GPU stages", std::nullopt,
+                          onError);
+}
+
+LogicalResult fmha::buildFmhaToROCDLPipeline(
+    OpPassManager &pm, const GPUPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> onError) {
+  return buildGPUPipeline(pm, options, "fmha-to-rocdl-pipeline",
+                          ChipVendor::AMDGPU, onError);
+}
+
+LogicalResult fmha::buildFmhaToNVVMPipeline(
+    OpPassManager &pm, const GPUPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> onError) {
+  return buildGPUPipeline(pm, options, "fmha-to-nvvm-pipeline",
+                          ChipVendor::NVIDIA, onError);
 }
 
 namespace {
@@ -116,14 +194,34 @@ void fmha::buildFmhaToLanesPipeline(OpPassManager &pm,
   buildLanesToLLVMPipeline(pm);
 }
 
-void fmha::buildFmhaToNVVMPipeline(OpPassManager &pm,
-                                   const GPUPipelineOptions &options) {
-  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
-  buildNVVMToLLVMPassPipeline(pm);
-  if (options.format != "none")
-    buildAMDGPUSerializePassPipeline(
-        pm, options.format == "bin" ? "isa" : StringRef(options.format), "");
+namespace {
+/// Registers a GPU pipeline whose builder may fail (a chip of the other
+/// vendor): PassPipelineRegistration takes only builders returning void, so
+/// this uses registerPassPipeline, whose builder reports through the error
+/// handler (fmha-opt prints one error line and exits non-zero).
+/// `defaultChip` is the chip option's value when chip= is not given.
+void registerGPUPipeline(
+    StringRef arg, StringRef description, StringRef defaultChip,
+    LogicalResult (*builder)(OpPassManager &, const fmha::GPUPipelineOptions &,
+                             function_ref<LogicalResult(const Twine &)>)) {
+  std::string chip = defaultChip.str();
+  registerPassPipeline(
+      arg, description,
+      [builder, chip](OpPassManager &pm, StringRef optionsStr,
+                      function_ref<LogicalResult(const Twine &)> onError) {
+        fmha::GPUPipelineOptions options;
+        options.chip.setInitialValue(chip);
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        return builder(pm, options, onError);
+      },
+      [chip](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        fmha::GPUPipelineOptions options;
+        options.chip.setInitialValue(chip);
+        optHandler(options);
+      });
 }
+} // namespace
 
 void fmha::registerFmhaPipelines() {
   PassPipelineRegistration<HostPipelineOptions>(
@@ -131,21 +229,22 @@ void fmha::registerFmhaPipelines() {
       "fmha.batch_prefill to LLVM for the CPU: select-config, tile, "
       "convert-fmha-to-host, fp8 expansion and the upstream LLVM lowering",
       buildFmhaToHostPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
+  registerGPUPipeline(
       "fmha-to-rocdl-pipeline",
       "fmha.batch_prefill to an AMDGPU code object: the tiling stages, "
-      "convert-fmha-to-gpu, the ROCDL lowering and gpu-module-to-binary",
-      buildFmhaToROCDLPipeline);
+      "convert-fmha-to-gpu, the ROCDL lowering and gpu-module-to-binary "
+      "(chip: an AMDGPU chip, gfx942 by default)",
+      "gfx942", buildFmhaToROCDLPipeline);
   PassPipelineRegistration<GPUPipelineOptions>(
       "fmha-to-lanes-pipeline",
       "fmha.batch_prefill for a GPU chip, compiled to run on the CPU one lane "
       "at a time (the lane emulator): the GPU front half for the chip, "
       "fmha-lanes-to-host and the host lowering to LLVM",
       buildFmhaToLanesPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
+  registerGPUPipeline(
       "fmha-to-nvvm-pipeline",
-      "fmha.batch_prefill to PTX for sm_90: the tiling stages, "
+      "fmha.batch_prefill to PTX for an NVIDIA chip: the tiling stages, "
       "convert-fmha-to-gpu, the NVVM lowering and gpu-module-to-binary "
-      "(format isa = PTX)",
-      buildFmhaToNVVMPipeline);
+      "(format isa = PTX; chip: an NVIDIA chip, sm_90 by default)",
+      "sm_90", buildFmhaToNVVMPipeline);
 }

@@ -1,18 +1,12 @@
 //===- AMDGPU.cpp - gpu.module to HSACO, and the kernel manifest ---------===//
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Support/Chips.h"
+#include "fmha/Target/GPUTarget.h"
 
 #include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
-#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,9 +27,6 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/ROCDL/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -59,27 +50,11 @@ using namespace mlir::fmha;
 //===----------------------------------------------------------------------===//
 
 void mlir::fmha::registerAMDGPUTargetDependencies(DialectRegistry &registry) {
-  registry.insert<amdgpu::AMDGPUDialect, arith::ArithDialect,
-                  cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
-                  index::IndexDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, ROCDL::ROCDLDialect, scf::SCFDialect,
-                  ub::UBDialect, vector::VectorDialect>();
-  // convert-gpu-to-rocdl lowers the ops of every loaded dialect through its
-  // ConvertToLLVMPatternInterface; a dialect without one is left unconverted.
-  arith::registerConvertArithToLLVMInterface(registry);
-  cf::registerConvertControlFlowToLLVMInterface(registry);
-  registerConvertFuncToLLVMInterface(registry);
-  index::registerConvertIndexToLLVMInterface(registry);
-  registerConvertMathToLLVMInterface(registry);
-  registerConvertMemRefToLLVMInterface(registry);
-  ub::registerConvertUBToLLVMInterface(registry);
-  vector::registerConvertVectorToLLVMInterface(registry);
-  // gpu-module-to-binary: the #rocdl.target serializer and the translations
-  // of what a lowered gpu.module holds.
+  registerGPUTargetDependencies(registry);
+  registry.insert<amdgpu::AMDGPUDialect, ROCDL::ROCDLDialect>();
+  // gpu-module-to-binary: the #rocdl.target serializer and the rocdl ops'
+  // translation to LLVM IR.
   ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
   registerROCDLDialectTranslation(registry);
 }
 
@@ -145,15 +120,6 @@ void mlir::fmha::buildAMDGPUToROCDLPassPipeline(
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::fmha::buildAMDGPUSerializePassPipeline(OpPassManager &pm,
-                                                  StringRef format,
-                                                  StringRef toolkit) {
-  GpuModuleToBinaryPassOptions binaryOptions;
-  binaryOptions.compilationTarget = format.str();
-  binaryOptions.toolkitPath = toolkit.str();
-  pm.addPass(createGpuModuleToBinaryPass(binaryOptions));
-}
-
 /// The linker gpu-module-to-binary{format=bin} runs. When it is missing the
 /// pass only says "lld invocation failed"; this says which file was looked for.
 bool mlir::fmha::toolkitHasLld(StringRef toolkit) {
@@ -200,7 +166,7 @@ static FailureOr<std::string> serialize(ModuleOp module, StringRef format,
   if (format == "bin" && failed(checkToolkit(module, toolkit)))
     return failure();
   PassManager binary(ctx, ModuleOp::getOperationName());
-  buildAMDGPUSerializePassPipeline(binary, format, toolkit);
+  buildGPUSerializePassPipeline(binary, format, toolkit);
   if (failed(binary.run(*clone)))
     return failure();
 
@@ -547,14 +513,15 @@ static constexpr const char *kWavesPerSimdRule =
 
 std::optional<unsigned> mlir::fmha::wavesPerSimdByVgprs(StringRef chip,
                                                         uint64_t vgprCount) {
-  // CDNA2/3/4 wave64: VGPRs and AGPRs share one 512-entry file per lane.
-  if (chip != "gfx90a" && chip != "gfx942" && chip != "gfx950")
+  // The chip table's rule (Chips.h): one unified VGPR+AGPR file per lane.
+  const VgprOccupancy *rule = lookupVgprOccupancy(chip);
+  if (!rule)
     return std::nullopt;
-  constexpr uint64_t kVgprsPerSimdLane = 512, kGranule = 8, kMaxWaves = 8;
-  uint64_t allocated =
-      llvm::alignTo(std::max<uint64_t>(vgprCount, 1), kGranule);
+  uint64_t allocated = llvm::alignTo(std::max<uint64_t>(vgprCount, 1),
+                                     static_cast<uint64_t>(rule->granule));
   return static_cast<unsigned>(
-      std::min(kMaxWaves, kVgprsPerSimdLane / allocated));
+      std::min(static_cast<uint64_t>(rule->maxWaves),
+               static_cast<uint64_t>(rule->vgprsPerLane) / allocated));
 }
 
 std::string mlir::fmha::toJson(const KernelManifest &manifest) {

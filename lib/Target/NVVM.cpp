@@ -1,6 +1,6 @@
 //===- NVVM.cpp - PTX for NVIDIA Hopper (sm_90) ---------------------------===//
 #include "fmha/Target/NVVM.h"
-#include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/GPUTarget.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -20,9 +20,9 @@
 using namespace mlir;
 
 void mlir::fmha::registerNVVMTargetDependencies(DialectRegistry &registry) {
-  // The same dialects and to-LLVM interfaces as the AMDGPU path (the shared
+  // The dialects and to-LLVM interfaces both back halves need (the shared
   // conversion emits the same upstream ops), plus NVVM's.
-  registerAMDGPUTargetDependencies(registry);
+  registerGPUTargetDependencies(registry);
   registry.insert<NVVM::NVVMDialect>();
   registerConvertNVVMToLLVMInterface(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);

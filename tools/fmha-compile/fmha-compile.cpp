@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "fmha/Compile/Compile.h"
 #include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
+#include "fmha/Support/Chips.h"
 #include "../common/RequestFlags.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -25,7 +26,10 @@
 using namespace mlir;
 using namespace fmha_tools;
 
-static cl::opt<std::string> optChip("chip", cl::desc("gfx942 | gfx950 | sm_90"),
+// The chips of the chip table fmha-compile compiles for (fmha/Support/Chips.h).
+static const std::string kChipDesc =
+    mlir::fmha::expectedChipsText(mlir::fmha::kGPUChips);
+static cl::opt<std::string> optChip("chip", cl::desc(kChipDesc),
                                     cl::init("gfx942"));
 static cl::opt<std::string> optOut("o", cl::desc("output name (NAME.hsaco, NAME.json)"),
                                    cl::value_desc("NAME"), cl::Required);
@@ -101,10 +105,14 @@ int main(int argc, char **argv) {
     return fail(bad ? 2 : 3, diag.empty() ? "compilation failed" : diag);
 
   std::string name = optOut;
-  bool nvidia = optChip == "sm_90";
+  const mlir::fmha::ChipInfo *chip = mlir::fmha::lookupChip(optChip);
+  bool nvidia = chip && chip->vendor == mlir::fmha::ChipVendor::NVIDIA;
   if (optEmit == "bin") {
     if (optCubin && !nvidia)
-      return fail(2, "--cubin is for --chip sm_90");
+      return fail(2, "--cubin is for an NVIDIA chip (" +
+                         mlir::fmha::expectedChipsText(
+                             mlir::fmha::kNVIDIAChips) +
+                         ")");
     if (int rc = writeAll({{name + (nvidia ? ".ptx" : ".hsaco"), &res->payload},
                            {name + ".json", &res->manifest}}))
       return rc;
@@ -115,7 +123,8 @@ int main(int argc, char **argv) {
       return fail(3, "--cubin: ptxas not found (PATH, /usr/local/cuda/bin); "
                      "NAME.ptx and NAME.json were written");
     std::string ptx = name + ".ptx", cubin = name + ".cubin";
-    StringRef args[] = {*ptxas, "-arch=sm_90", ptx, "-o", cubin};
+    std::string arch = "-arch=" + optChip;
+    StringRef args[] = {*ptxas, arch, ptx, "-o", cubin};
     std::string err;
     if (llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, {}, 0, 0, &err) != 0)
       return fail(3, "--cubin: ptxas failed" + (err.empty() ? "" : ": " + err));

@@ -20,6 +20,7 @@
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
 #include "fmha/Request/RequestModule.h"
+#include "fmha/Support/Chips.h"
 #include "../common/RequestFlags.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -148,9 +149,9 @@ int main(int argc, char **argv) {
                                    &llvm::errs()))
     return 2;
   bool lanes = optTarget != "host";
-  if (lanes && optTarget != "gfx942" && optTarget != "gfx950" && optTarget != "sm_90")
-    return fail(2, "--target must be host, gfx942, gfx950 or sm_90, not '" +
-                       optTarget + "'");
+  if (!mlir::fmha::lookupChip(optTarget))
+    return fail(2, "--target must be " + mlir::fmha::expectedChipsText() +
+                       ", not '" + optTarget + "'");
   // A chip's default fp8 flavour, as fmha-compile picks it (FNUZ on gfx942).
   if (lanes && !optQType.getNumOccurrences())
     optQType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";

@@ -27,11 +27,14 @@ void buildTilingStages(mlir::OpPassManager &pm, const std::string &chip,
                        bool folds = true);
 
 /// The tiling stages, convert-fmha-to-gpu{chip}, the gpu.module lowering
-/// (ROCDL for gfx942/gfx950, NVVM for sm_90) and, when `format` is not
-/// "none", gpu-module-to-binary with that format ("bin", "isa", "llvm").
-void buildGPUStages(mlir::OpPassManager &pm, const std::string &chip,
-                    const std::string &format = "bin",
-                    const std::string &toolkit = "", bool folds = true);
+/// of the chip's vendor (ROCDL for gfx942/gfx950, NVVM for sm_90) and, when
+/// `format` is not "none", gpu-module-to-binary with that format ("bin",
+/// "isa", "llvm"): mlir::fmha::buildFmhaToGPUPipeline, the builder of the
+/// fmha-opt GPU pipelines. Returns "" when the stages were added, else the
+/// error (a chip that is not a GPU chip of the chip table), `pm` untouched.
+std::string buildGPUStages(mlir::OpPassManager &pm, const std::string &chip,
+                           const std::string &format = "bin",
+                           const std::string &toolkit = "", bool folds = true);
 
 } // namespace api
 } // namespace fmha

@@ -9,6 +9,7 @@
 #define FMHA_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
 
 namespace mlir {
 class OpPassManager;
@@ -35,8 +36,16 @@ void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                              bool folds = true, bool perTokenPrefetch = true);
 
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  /// A GPU chip of the chip table (fmha/Support/Chips.h). gfx942 here and in
+  /// fmha-to-rocdl-pipeline / fmha-to-lanes-pipeline; fmha-to-nvvm-pipeline
+  /// registers sm_90 as its default.
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("gfx942 or gfx950"), llvm::cl::init("gfx942")};
+      *this, "chip",
+      llvm::cl::desc("the GPU chip: an AMDGPU chip for fmha-to-rocdl-pipeline "
+                     "(default gfx942), an NVIDIA chip for "
+                     "fmha-to-nvvm-pipeline (default sm_90), either for "
+                     "fmha-to-lanes-pipeline (default gfx942)"),
+      llvm::cl::init("gfx942")};
   PassOptions::Option<bool> folds{
       *this, "folds",
       llvm::cl::desc("run the folds (descales, exp2 shift, vd rescale)"),
@@ -54,16 +63,34 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init("")};
 };
 
-/// The tiling stages, convert-fmha-to-gpu{chip}, the gpu.module lowering to
-/// ROCDL and, unless format=none, gpu-module-to-binary. No ROCm needed.
-void buildFmhaToROCDLPipeline(OpPassManager &pm,
-                              const GPUPipelineOptions &options);
+/// Reports a pipeline builder's error (one line, naming the rule broken);
+/// returns failure(). fmha-opt's handler prints it as an error.
+using PipelineErrorHandler = function_ref<LogicalResult(const Twine &)>;
 
-/// The same for NVIDIA (chip sm_90): the gpu.module lowering to NVVM, then
-/// gpu-module-to-binary with format isa (PTX, through LLVM's NVPTX back end)
-/// unless format=none (`bin` gives PTX too: a cubin needs ptxas).
-void buildFmhaToNVVMPipeline(OpPassManager &pm,
-                             const GPUPipelineOptions &options);
+/// The one GPU stage builder (fmha-to-rocdl-pipeline, fmha-to-nvvm-pipeline
+/// and the API's buildGPUStages): the front half
+/// (buildFmhaToLaneKernelPipeline), the gpu.module lowering of the chip's
+/// vendor (ROCDL for AMDGPU chips, NVVM for NVIDIA chips) and, unless
+/// format=none, gpu-module-to-binary (NVIDIA: format isa, PTX through LLVM's
+/// NVPTX back end, also for `bin`: a cubin needs ptxas). A chip that is not a
+/// GPU chip of the chip table fails through `onError` before any pass is
+/// added.
+LogicalResult buildFmhaToGPUPipeline(OpPassManager &pm,
+                                     const GPUPipelineOptions &options,
+                                     PipelineErrorHandler onError);
+
+/// fmha-to-rocdl-pipeline: buildFmhaToGPUPipeline for an AMDGPU chip. Another
+/// chip fails, e.g. "fmha-to-rocdl-pipeline: chip 'sm_90' is an NVIDIA chip;
+/// expected an AMDGPU chip (gfx942 or gfx950)". No ROCm needed.
+LogicalResult buildFmhaToROCDLPipeline(OpPassManager &pm,
+                                       const GPUPipelineOptions &options,
+                                       PipelineErrorHandler onError);
+
+/// fmha-to-nvvm-pipeline: buildFmhaToGPUPipeline for an NVIDIA chip (sm_90);
+/// an AMDGPU or host chip fails the same way.
+LogicalResult buildFmhaToNVVMPipeline(OpPassManager &pm,
+                                      const GPUPipelineOptions &options,
+                                      PipelineErrorHandler onError);
 
 /// fmha-to-host-pipeline: the tiled form lowered to the LLVM dialect for the
 /// CPU (ExecutionEngine / mlir-runner). Equivalent to

@@ -53,11 +53,10 @@ struct AMDGPUTargetOptions {
   bool useBarePtrCallConv = false;
 };
 
-/// Adds everything the back half needs to `registry`: the dialects it creates
-/// or rewrites (gpu, amdgpu, rocdl, llvm, arith, scf, cf, memref, vector,
-/// math, func, index, ub), their ConvertToLLVM interfaces (convert-gpu-to-rocdl
-/// lowers every loaded dialect through them), the ROCDL target attribute model,
-/// and the builtin/llvm/rocdl/gpu translations to LLVM IR. A caller that
+/// Adds everything the back half needs to `registry`: the shared dialects,
+/// interfaces and translations of registerGPUTargetDependencies
+/// (fmha/Target/GPUTarget.h), the amdgpu and rocdl dialects, the ROCDL target
+/// attribute model and the rocdl translation to LLVM IR. A caller that
 /// builds its own context appends this registry; serializeToHsaco and
 /// serializeToIsa also append it to the module's context themselves (appending
 /// is idempotent), so they work on any context that can parse the input. They
@@ -82,12 +81,6 @@ LogicalResult attachROCDLTarget(ModuleOp module,
 ///   reconcile-unrealized-casts
 void buildAMDGPUToROCDLPassPipeline(OpPassManager &pm,
                                     const AMDGPUTargetOptions &options);
-
-/// Appends `gpu-module-to-binary{format=FORMAT toolkit=TOOLKIT}`; `format` is
-/// "bin" (HSACO, links with TOOLKIT/llvm/bin/ld.lld), "isa" (assembly) or
-/// "llvm" (bitcode).
-void buildAMDGPUSerializePassPipeline(OpPassManager &pm, StringRef format,
-                                      StringRef toolkit);
 
 /// Runs attachROCDLTarget, buildAMDGPUToROCDLPassPipeline and
 /// gpu-module-to-binary{format=bin toolkit=TOOLKIT} on a clone of `module` (the
@@ -171,7 +164,8 @@ StringRef chipFromTargetId(StringRef targetId);
 
 /// DERIVED, not read from the note: waves per SIMD that the VGPR budget
 /// allows on gfx90a/gfx942/gfx950 (wave64, one unified VGPR+AGPR file of 512
-/// registers per lane per SIMD, allocated in granules of 8, at most 8 waves):
+/// registers per lane per SIMD, allocated in granules of 8, at most 8 waves;
+/// the rule is the chip table's, lookupVgprOccupancy in fmha/Support/Chips.h):
 ///   waves = min(8, floor(512 / alignTo(max(vgpr_count, 1), 8)))
 /// e.g. 64 -> 8, 128 -> 4, 242 -> 2, 257 -> 1. SGPRs and LDS may limit
 /// occupancy further; they are not counted here. std::nullopt for other chips.

@@ -18,7 +18,9 @@ class OpPassManager;
 namespace fmha {
 
 /// Dialects, to-LLVM interfaces, the #nvvm.target serializer and the LLVM IR
-/// translations a lowered NVIDIA gpu.module needs.
+/// translations a lowered NVIDIA gpu.module needs: those of
+/// registerGPUTargetDependencies (fmha/Target/GPUTarget.h) plus NVVM's.
+/// The serialize step is buildGPUSerializePassPipeline (format isa: PTX).
 void registerNVVMTargetDependencies(DialectRegistry &registry);
 
 /// gpu.module(canonicalize, cse, expand-strided-metadata, lower-affine,

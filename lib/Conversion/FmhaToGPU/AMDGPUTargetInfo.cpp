@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+#include "fmha/Support/Chips.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,14 +25,16 @@ namespace {
 
 class AMDGPUTargetInfo final : public TargetInfo {
 public:
-  AMDGPUTargetInfo(StringRef chip, int64_t k, bool fnuz, int64_t ldsBytes)
-      : chipName(chip), k(k), fnuz(fnuz), ldsBytes(ldsBytes) {}
+  AMDGPUTargetInfo(const ChipInfo &info, MmaShape atom)
+      : info(info), chipName(info.name), k(atom.k),
+        fnuz(info.fp8Family == Fp8Family::FnuzOnly),
+        ldsBytes(info.ldsBytesPerWorkgroup), atom(atom) {}
 
   StringRef chip() const override { return chipName; }
-  int64_t waveSize() const override { return 64; }
+  int64_t waveSize() const override { return info.waveSize; }
   Attribute gpuModuleTarget(MLIRContext *ctx) const override {
-    return ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/2, "amdgcn-amd-amdhsa",
-                                       chipName);
+    return ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/2, info.triple,
+                                       chipName, info.features);
   }
   unsigned sharedAddressSpace() const override { return 3; }
   int64_t sharedMemoryBytesPerBlock() const override { return ldsBytes; }
@@ -52,7 +55,10 @@ public:
                    : isa<Float8E4M3FNType, Float8E5M2Type>(kvElem);
     if (!ok)
       return std::nullopt;
-    return MmaAtom{32, 32, k, kvElem, kvElem, k / 2, k / 2, 16};
+    int64_t lanes = info.waveSize;
+    return MmaAtom{atom.m,           atom.n,           atom.k,
+                   kvElem,           kvElem,           atom.m * atom.k / lanes,
+                   atom.k * atom.n / lanes, atom.m * atom.n / lanes};
   }
   bool transposedScores() const override { return true; }
   AccElem accElem(int64_t lane, int64_t reg) const override {
@@ -73,7 +79,7 @@ public:
   }
   Value mma(OpBuilder &b, Location loc, Value a, Value bv,
             Value acc) const override {
-    return amdgpu::MFMAOp::create(b, loc, acc.getType(), 32, 32, k,
+    return amdgpu::MFMAOp::create(b, loc, acc.getType(), atom.m, atom.n, k,
                                   /*blocks=*/1, a, bv, acc)
         .getResult();
   }
@@ -141,21 +147,26 @@ private:
         " of GPU_LOWERING.md section 7; not implemented yet");
   }
 
+  const ChipInfo &info;
   StringRef chipName;
   int64_t k;
   bool fnuz;
   int64_t ldsBytes;
+  MmaShape atom;
 };
 
 } // namespace
 
 std::unique_ptr<TargetInfo> mlir::fmha::createAMDGPUTargetInfo(StringRef chip,
                                                                int64_t kStep) {
-  if (chip == "gfx942" && (kStep == 0 || kStep == 16)) // v_mfma_f32_32x32x16_fp8_fp8, 64 KiB LDS
-    return std::make_unique<AMDGPUTargetInfo>("gfx942", 16, true, 65536);
-  // v_mfma_f32_32x32x64_f8f6f4 (or, k 16, v_mfma_f32_32x32x16_fp8_fp8), 160 KiB LDS
-  if (chip == "gfx950" && (kStep == 0 || kStep == 64 || kStep == 16))
-    return std::make_unique<AMDGPUTargetInfo>("gfx950", kStep ? kStep : 64,
-                                              false, 163840);
-  return nullptr;
+  // The atom is the chip table's fp8 MMA with that K step (Chips.h): gfx942
+  // v_mfma_f32_32x32x16_fp8_fp8; gfx950 v_mfma_f32_32x32x64_f8f6f4 or, K 16,
+  // v_mfma_f32_32x32x16_fp8_fp8.
+  const ChipInfo *info = lookupChip(chip);
+  if (!info || info->vendor != ChipVendor::AMDGPU)
+    return nullptr;
+  const MmaShape *atom = info->fp8MmaWithK(kStep);
+  if (!atom)
+    return nullptr;
+  return std::make_unique<AMDGPUTargetInfo>(*info, *atom);
 }

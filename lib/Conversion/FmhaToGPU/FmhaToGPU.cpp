@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+#include "fmha/Support/Chips.h"
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
@@ -203,7 +204,7 @@ struct ConvertFmhaToGPUPass
     std::unique_ptr<TargetInfo> target = createTargetInfo(chip);
     if (!target) {
       module.emitError() << "convert-fmha-to-gpu: unknown chip '" << chip
-                         << "'; expected gfx942, gfx950 or sm_90";
+                         << "'; expected " << expectedChipsText(kGPUChips);
       return signalPassFailure();
     }
     SmallVector<scf::ForallOp> grids;

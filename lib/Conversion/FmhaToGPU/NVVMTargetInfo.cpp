@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+#include "fmha/Support/Chips.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -35,16 +36,20 @@ LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type res,
 
 class NVVMTargetInfo final : public TargetInfo {
 public:
-  StringRef chip() const override { return "sm_90"; }
-  int64_t waveSize() const override { return 32; }
+  NVVMTargetInfo(const ChipInfo &info, MmaShape atom) : info(info), atom(atom) {}
+
+  StringRef chip() const override { return info.name; }
+  int64_t waveSize() const override { return info.waveSize; }
   Attribute gpuModuleTarget(MLIRContext *ctx) const override {
-    return NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/2, "nvptx64-nvidia-cuda",
-                                     "sm_90", "+ptx84");
+    return NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/2, info.triple,
+                                     info.name, info.features);
   }
   unsigned sharedAddressSpace() const override { return 3; }
   /// Static `workgroup` attributions are capped at 48 KiB (ptxas); more needs
   /// dynamic shared memory and the launcher's opt-in (up to 227 KiB).
-  int64_t sharedMemoryBytesPerBlock() const override { return 48 * 1024; }
+  int64_t sharedMemoryBytesPerBlock() const override {
+    return info.ldsBytesPerWorkgroup;
+  }
   void setKernelAttrs(gpu::GPUFuncOp f, int64_t threads,
                       int64_t) const override {
     Builder b(f.getContext());
@@ -55,7 +60,10 @@ public:
   std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
     if (!isa<Float8E4M3FNType, Float8E5M2Type>(kvElem))
       return std::nullopt;
-    return MmaAtom{16, 8, 32, kvElem, kvElem, 16, 8, 4};
+    int64_t lanes = info.waveSize;
+    return MmaAtom{atom.m,           atom.n,           atom.k,
+                   kvElem,           kvElem,           atom.m * atom.k / lanes,
+                   atom.k * atom.n / lanes, atom.m * atom.n / lanes};
   }
   bool transposedScores() const override { return false; }
   // groupID = lane / 4, threadID_in_group = lane % 4; byte e of a .b32
@@ -170,15 +178,26 @@ public:
 private:
   [[noreturn]] void notYet(StringRef method, int step) const {
     llvm::reportFatalInternalError(
-        Twine("TargetInfo::") + method + " (sm_90) is written with step " +
-        Twine(step) + " of GPU_LOWERING.md section 7; not implemented yet");
+        Twine("TargetInfo::") + method + " (" + info.name +
+        ") is written with step " + Twine(step) +
+        " of GPU_LOWERING.md section 7; not implemented yet");
   }
+
+  const ChipInfo &info;
+  MmaShape atom;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo> mlir::fmha::createNVVMTargetInfo(StringRef chip) {
-  if (chip == "sm_90")
-    return std::make_unique<NVVMTargetInfo>();
-  return nullptr;
+std::unique_ptr<TargetInfo> mlir::fmha::createNVVMTargetInfo(StringRef chip,
+                                                             int64_t kStep) {
+  // The chip table's fp8 MMA with that K step (Chips.h): sm_90 has one,
+  // mma.sync m16n8k32; any other k_step has no MMA here.
+  const ChipInfo *info = lookupChip(chip);
+  if (!info || info->vendor != ChipVendor::NVIDIA)
+    return nullptr;
+  const MmaShape *atom = info->fp8MmaWithK(kStep);
+  if (!atom)
+    return nullptr;
+  return std::make_unique<NVVMTargetInfo>(*info, *atom);
 }

@@ -27,5 +27,5 @@ std::unique_ptr<TargetInfo> mlir::fmha::createTargetInfo(StringRef chip,
                                                          int64_t kStep) {
   if (std::unique_ptr<TargetInfo> amd = createAMDGPUTargetInfo(chip, kStep))
     return amd;
-  return createNVVMTargetInfo(chip);
+  return createNVVMTargetInfo(chip, kStep);
 }

@@ -25,6 +25,7 @@
 #include "fmha/Conversion/LanesToHost/LanesToHost.h"
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Emulator/LaneABI.h"
+#include "fmha/Support/Chips.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -74,17 +75,30 @@ FailureOr<Chip> chipOf(gpu::GPUModuleOp m) {
   if (auto r = dyn_cast<ROCDL::ROCDLTargetAttr>(targets[0])) {
     c.amd = true;
     c.name = r.getChip().str();
-    c.waveSize = 64; // CDNA: wave64 (the kernels are built for it)
-    // v_cvt_pk_fp8_f32 writes the chip's own flavour: FNUZ on gfx942.
-    c.packFormat = c.name == "gfx942" ? lane::E4M3FNUZ : lane::E4M3FN;
   } else if (auto n = dyn_cast<NVVM::NVVMTargetAttr>(targets[0])) {
     c.name = n.getChip().str();
-    c.waveSize = 32;
   } else {
     return m.emitOpError("fmha-lanes-to-host: unknown gpu.module target ")
                << targets[0],
            failure();
   }
+  // Wave size and the fp8 flavour v_cvt_pk_fp8_f32 writes (the chip's own:
+  // FNUZ on gfx942) come from the chip table.
+  const mlir::fmha::ChipInfo *info = mlir::fmha::lookupChip(c.name);
+  if (!info || !info->isGPU() ||
+      (info->vendor == mlir::fmha::ChipVendor::AMDGPU) != c.amd)
+    return m.emitOpError("fmha-lanes-to-host: gpu.module target chip '")
+               << c.name << "' is not a "
+               << (c.amd ? "AMDGPU" : "NVIDIA") << " chip of the chip table ("
+               << mlir::fmha::expectedChipsText(
+                      c.amd ? mlir::fmha::kAMDGPUChips
+                            : mlir::fmha::kNVIDIAChips)
+               << ")",
+           failure();
+  c.waveSize = info->waveSize;
+  c.packFormat = info->fp8Family == mlir::fmha::Fp8Family::FnuzOnly
+                     ? lane::E4M3FNUZ
+                     : lane::E4M3FN;
   return c;
 }
 

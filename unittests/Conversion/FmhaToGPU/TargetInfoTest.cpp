@@ -916,6 +916,25 @@ TEST(TargetInfoFactory, UnknownChipsGiveNull) {
   EXPECT_NE(createNVVMTargetInfo("sm_90"), nullptr);
 }
 
+// The factories take the chip table's fp8 MMAs (fmha/Support/Chips.h) and
+// reject a k_step the chip has no MMA for, rather than ignoring it.
+TEST(TargetInfoFactory, KStepsWithoutAnMmaGiveNull) {
+  for (auto [chip, k] : {std::pair<const char *, int64_t>{"sm_90", 0},
+                         {"sm_90", 32}, {"gfx942", 0}, {"gfx942", 16},
+                         {"gfx950", 0}, {"gfx950", 64}, {"gfx950", 16}}) {
+    std::unique_ptr<TargetInfo> ti = createTargetInfo(chip, k);
+    ASSERT_NE(ti, nullptr) << chip << " k " << k;
+    EXPECT_EQ(ti->chip(), chip);
+  }
+  for (int64_t k : {8, 16, 64}) {
+    EXPECT_EQ(createNVVMTargetInfo("sm_90", k), nullptr) << k;
+    EXPECT_EQ(createTargetInfo("sm_90", k), nullptr) << k;
+  }
+  EXPECT_EQ(createTargetInfo("gfx942", 8), nullptr);
+  EXPECT_EQ(createTargetInfo("gfx942", 64), nullptr);
+  EXPECT_EQ(createTargetInfo("gfx950", 32), nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // The one-line IR emitters
 //===----------------------------------------------------------------------===//

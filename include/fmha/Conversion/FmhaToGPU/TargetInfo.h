@@ -209,14 +209,17 @@ public:
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
 };
 
-/// The TargetInfo of `chip` (gfx942, gfx950, sm_90), or null for any other.
-/// `kStep` picks another fp8 MMA of the chip where it has one (gfx950: 16,
-/// v_mfma_f32_32x32x16_fp8_fp8); 0 takes the chip's default.
+/// The TargetInfo of a GPU chip of the chip table (fmha/Support/Chips.h:
+/// gfx942, gfx950, sm_90), or null for any other. `kStep` picks the chip's
+/// fp8 MMA with that K step (gfx950: 64 or 16, v_mfma_f32_32x32x16_fp8_fp8);
+/// 0 takes the chip's default; a K step the chip has no MMA for gives null.
 std::unique_ptr<TargetInfo> createTargetInfo(StringRef chip, int64_t kStep = 0);
-/// The same, per vendor: null unless gfx942 / gfx950, unless sm_90.
+/// The same, per vendor: null unless an AMDGPU chip, unless an NVIDIA chip
+/// (and null for a K step without an MMA, e.g. sm_90 with anything but 32).
 std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(StringRef chip,
                                                    int64_t kStep = 0);
-std::unique_ptr<TargetInfo> createNVVMTargetInfo(StringRef chip);
+std::unique_ptr<TargetInfo> createNVVMTargetInfo(StringRef chip,
+                                                 int64_t kStep = 0);
 
 } // namespace fmha
 } // namespace mlir

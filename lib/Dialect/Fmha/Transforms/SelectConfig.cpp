@@ -1,12 +1,13 @@
 //===- SelectConfig.cpp - fmha-select-config --------------------------------===//
 //
-// Tile sizes, waves and MMA atoms per target. The numbers follow what each
-// MMA unit takes: gfx942 v_mfma_f32_32x32x16_fp8 (FNUZ fp8), gfx950
+// Tile sizes, waves and MMA atoms per target, from the chip table
+// (fmha/Support/Chips.h): gfx942 v_mfma_f32_32x32x16_fp8 (FNUZ fp8), gfx950
 // v_mfma_f32_32x32x64_f8f6f4 (OCP fp8), sm_90 mma.sync m16n8k32 e4m3/e5m2;
 // the host runs scalar loops.
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
+#include "fmha/Support/Chips.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
@@ -26,27 +27,8 @@ using namespace mlir::fmha;
 
 namespace {
 
-struct ChipInfo {
-  StringRef name;
-  int64_t waveSize, warps, mmaM, mmaN;
-  int64_t kStepFp8, kStep16;
-  int64_t blockM, blockNFp8, blockN16;
-  enum { AnyFp8, OcpOnly, FnuzOnly } fp8Family;
-};
-
-const ChipInfo kChips[] = {
-    {"gfx942", 64, 4, 32, 32, 16, 8, 128, 128, 64, ChipInfo::FnuzOnly},
-    {"gfx950", 64, 4, 32, 32, 64, 16, 128, 128, 64, ChipInfo::OcpOnly},
-    {"sm_90", 32, 4, 16, 8, 32, 16, 64, 64, 64, ChipInfo::OcpOnly},
-    {"host", 1, 1, 1, 1, 1, 1, 16, 32, 32, ChipInfo::AnyFp8},
-};
-
-const ChipInfo *findChip(StringRef chip) {
-  for (const ChipInfo &c : kChips)
-    if (c.name == chip)
-      return &c;
-  return nullptr;
-}
+/// The chip's entry in the chip table (fmha/Support/Chips.h), or null.
+const ChipInfo *findChip(StringRef chip) { return lookupChip(chip); }
 
 bool isFp8(Type t) {
   return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
@@ -76,7 +58,10 @@ double largest(Type t) {
 
 /// The host lowering's loops scale each key of P x V by its own V descale;
 /// the GPU lowering has the page_groups and scaled_p routes.
-bool isHost(ConfigAttr cfg) { return cfg.getChip() == "host"; }
+bool isHost(ConfigAttr cfg) {
+  const ChipInfo *c = lookupChip(cfg.getChip());
+  return c && !c->isGPU();
+}
 
 /// The page regime of tiles of `blockN` keys on pages of `page` keys.
 PageRegime pageRegimeOf(int64_t page, int64_t blockN) {
@@ -139,7 +124,7 @@ LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
   const ChipInfo *chip = findChip(cfg.getChip());
   if (!chip)
     return op.emitOpError() << "config names unknown chip '" << cfg.getChip()
-                            << "'; expected gfx942, gfx950, sm_90 or host";
+                            << "'; expected " << expectedChipsText();
   for (auto [name, v] :
        {std::pair<StringRef, int64_t>{"block_m", cfg.getBlockM()},
         {"block_n", cfg.getBlockN()}, {"k_step", cfg.getKStep()},
@@ -170,11 +155,11 @@ LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
   for (Type t : {cache, qType}) {
     if (!isFp8(t))
       continue;
-    if (chip->fp8Family == ChipInfo::FnuzOnly && !isFnuz(t))
+    if (chip->fp8Family == Fp8Family::FnuzOnly && !isFnuz(t))
       return op.emitOpError()
              << cfg.getChip() << " MFMA takes FNUZ fp8 (f8E4M3FNUZ, "
              << "f8E5M2FNUZ), got " << t;
-    if (chip->fp8Family == ChipInfo::OcpOnly && isFnuz(t))
+    if (chip->fp8Family == Fp8Family::OcpOnly && isFnuz(t))
       return op.emitOpError() << cfg.getChip()
                               << " takes OCP fp8 (f8E4M3FN, f8E5M2), got "
                               << t;
@@ -255,22 +240,24 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   const ChipInfo *chip = findChip(chipName);
   if (!chip)
     return op.emitOpError() << "unknown chip '" << chipName
-                            << "'; expected gfx942, gfx950, sm_90 or host",
+                            << "'; expected " << expectedChipsText(),
            failure();
   Type cache = cacheType(op);
   bool fp8 = isFp8(cache);
   auto [p, shift] = pTypeAndShift(cache);
   int64_t blockN = fp8 ? chip->blockNFp8 : chip->blockN16;
-  int64_t kStep = fp8 ? chip->kStepFp8 : chip->kStep16;
-  // gfx950, small pages with a V descale per page: the K=16 MFMA keeps each
-  // MMA inside one page (its K=64 one would span several).
-  if (chip->name == "gfx950" && fp8 && op.getQuant() == QuantMode::KVBlockScale &&
+  MmaShape mma = fp8 ? chip->fp8Mma[0] : chip->mma16;
+  int64_t kStep = mma.k;
+  // A chip with a second fp8 MMA (gfx950's K=16), small pages with a V
+  // descale per page: the K=16 MFMA keeps each MMA inside one page (its K=64
+  // one would span several).
+  if (chip->fp8Mmas().size() > 1 && fp8 && op.getQuant() == QuantMode::KVBlockScale &&
       static_cast<int64_t>(op.getPageSize()) < blockN &&
       static_cast<int64_t>(op.getPageSize()) % kStep != 0)
-    kStep = 16;
+    kStep = chip->fp8Mma[1].k;
   auto cfg = ConfigAttr::get(op.getContext(), chip->name, chip->blockM,
                              blockN, kStep, chip->warps,
-                             chip->waveSize, chip->mmaM, chip->mmaN, p, shift,
+                             chip->waveSize, mma.m, mma.n, p, shift,
                              PageRegime::Unset, VdRoute::Unset, 0);
   if (failed(verifyConfig(op, cfg)))
     return failure();
