@@ -19,8 +19,9 @@
 //   layout); every such function is fitted at compile time and checked on
 //   every lane before it is emitted.
 //
-// The kernel also gets its flat ABI: one `!llvm.ptr<1>` per memref and one
-// i64 per dynamic size, the memrefs rebuilt inside (fp8 as i8, global space).
+// The kernel comes with its flat ABI from fmha-outline-kernel: one
+// `!llvm.ptr<1>` per memref and one i64 per dynamic size, the memrefs rebuilt
+// at the top of the entry block (fp8 as i8, global space), left as they are.
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
@@ -1555,101 +1556,33 @@ LogicalResult Lowering::run() {
   if (failed(setUpLayout(kernel, kvElem)))
     return failure();
 
-  // New entry block with the flat ABI; memrefs rebuilt from pointers.
+  // New entry block with the kernel's arguments (the flat ABI of
+  // fmha-outline-kernel). The prologue that rebuilds the memrefs from them,
+  // LLVM ops and unrealized casts at the top of the old entry block, moves
+  // over as it is; the body after it is lowered.
   Block &old = kernel.getBody().front();
-  SmallVector<Type> abi;
-  SmallVector<std::pair<BlockArgument, int64_t>> argShape; // old arg, #dyn
-  auto ptrT = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  for (BlockArgument a : old.getArguments()) {
-    auto mt = dyn_cast<MemRefType>(a.getType());
-    if (!mt) {
-      abi.push_back(a.getType());
-      continue;
-    }
-    int64_t off;
-    SmallVector<int64_t> strides;
-    if (failed(mt.getStridesAndOffset(strides, off)))
-      return kernel.emitOpError("convert-fmha-to-gpu: kernel memrefs must be "
-                                "strided, not ")
-                 << mt,
-             failure();
-    // ptr, dynamic sizes, then (strided layouts) dynamic offset and strides.
-    abi.push_back(ptrT);
-    for (int64_t d : mt.getShape())
-      if (ShapedType::isDynamic(d))
-        abi.push_back(b.getI64Type());
-    if (!mt.getLayout().isIdentity()) {
-      if (ShapedType::isDynamic(off))
-        abi.push_back(b.getI64Type());
-      for (int64_t st : strides)
-        if (ShapedType::isDynamic(st))
-          abi.push_back(b.getI64Type());
-    }
-  }
   Block *entry = new Block();
   kernel.getBody().push_front(entry);
-  kernel.setFunctionType(FunctionType::get(b.getContext(), abi, {}));
-  kernel.removeArgAttrsAttr();
-  for (Type t : abi)
-    entry->addArgument(t, kernel.getLoc());
-  b.setInsertionPointToStart(entry);
+  for (BlockArgument a : old.getArguments())
+    a.replaceAllUsesWith(entry->addArgument(a.getType(), a.getLoc()));
+  auto prologueEnd = llvm::find_if(old, [](Operation &op) {
+    return !isa_and_nonnull<LLVM::LLVMDialect>(op.getDialect()) &&
+           !isa<UnrealizedConversionCastOp>(op);
+  });
+  entry->getOperations().splice(entry->end(), old.getOperations(), old.begin(),
+                                prologueEnd);
+  // The casts from each rebuilt memref (address space 1, fp8 as i8) to the
+  // type the tile ops use: the lowered code uses the rebuilt memref.
+  SmallVector<Operation *> bridges;
+  for (Operation &op : *entry)
+    if (auto c = dyn_cast<UnrealizedConversionCastOp>(op);
+        c && c->getNumOperands() == 1 &&
+        isa<MemRefType>(c->getOperand(0).getType())) {
+      map.map(c->getResult(0), c->getOperand(0));
+      bridges.push_back(c);
+    }
+  b.setInsertionPointToEnd(entry);
   b.setLoc(kernel.getLoc());
-  unsigned at = 0;
-  for (BlockArgument a : old.getArguments()) {
-    auto mt = dyn_cast<MemRefType>(a.getType());
-    if (!mt) {
-      map.map(a, entry->getArgument(at++));
-      continue;
-    }
-    Value ptr = entry->getArgument(at++);
-    Type elem = mt.getElementType();
-    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8)
-      elem = b.getI8Type();
-    auto gm = MemRefType::get(mt.getShape(), elem, mt.getLayout(),
-                              b.getI64IntegerAttr(1));
-    int64_t rank = mt.getRank();
-    auto i64 = b.getI64Type();
-    auto arr = LLVM::LLVMArrayType::get(i64, rank);
-    auto descT = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {ptrT, ptrT, i64, arr, arr});
-    auto cst = [&](int64_t v) {
-      return LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(v)).getResult();
-    };
-    SmallVector<Value> sizes;
-    for (int64_t d : mt.getShape())
-      sizes.push_back(ShapedType::isDynamic(d) ? Value(entry->getArgument(at++))
-                                               : cst(d));
-    int64_t staticOff;
-    SmallVector<int64_t> staticStrides;
-    (void)mt.getStridesAndOffset(staticStrides, staticOff);
-    Value offset = cst(0);
-    SmallVector<Value> strideVals(rank);
-    if (mt.getLayout().isIdentity()) {
-      Value stride = cst(1);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        strideVals[d] = stride;
-        if (d)
-          stride = LLVM::MulOp::create(b, stride, sizes[d]);
-      }
-    } else {
-      offset = ShapedType::isDynamic(staticOff) ? Value(entry->getArgument(at++))
-                                                : cst(staticOff);
-      for (int64_t d = 0; d < rank; ++d)
-        strideVals[d] = ShapedType::isDynamic(staticStrides[d])
-                            ? Value(entry->getArgument(at++))
-                            : cst(staticStrides[d]);
-    }
-    Value desc = LLVM::PoisonOp::create(b, descT);
-    desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{0});
-    desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{1});
-    desc = LLVM::InsertValueOp::create(b, desc, offset, ArrayRef<int64_t>{2});
-    for (int64_t d = 0; d < rank; ++d) {
-      desc = LLVM::InsertValueOp::create(b, desc, sizes[d], ArrayRef<int64_t>{3, d});
-      desc = LLVM::InsertValueOp::create(b, desc, strideVals[d], ArrayRef<int64_t>{4, d});
-    }
-    map.map(a, UnrealizedConversionCastOp::create(b, TypeRange{gm}, desc)
-                   .getResult(0));
-  }
   // Lane, wave and the per-lane layout values.
   tidV = toI32(b, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   laneV = arith::RemUIOp::create(b, tidV, cI32(b, wave));
@@ -1664,6 +1597,8 @@ LogicalResult Lowering::run() {
   gpu::ReturnOp::create(b);
   old.dropAllDefinedValueUses();
   old.erase();
+  for (Operation *op : bridges)
+    op->erase();
   return success();
 }
 
