@@ -1,6 +1,7 @@
 //===- Compile.cpp - request to GPU code object and manifest --------------===//
 #include "fmha/Compile/Compile.h"
 
+#include "fmha/Conversion/OutlineKernel/KernelAbi.h"
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
@@ -14,8 +15,6 @@
 #include "fmha/Target/ToolkitConfig.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -38,36 +37,6 @@ bool mlir::fmha::chipUsesFnuz(StringRef chip) {
 }
 
 namespace {
-
-/// Name of launch operand `v`: the request operand it was flattened from.
-std::string operandName(Value v, ArrayRef<std::string> names) {
-  auto argName = [&](Value m) -> std::string {
-    auto ba = dyn_cast<BlockArgument>(m);
-    if (!ba || ba.getArgNumber() >= names.size())
-      return "";
-    return names[ba.getArgNumber()];
-  };
-  if (auto p = v.getDefiningOp<LLVM::IntToPtrOp>())
-    if (auto c = p.getArg().getDefiningOp<arith::IndexCastOp>())
-      if (auto e = c.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>())
-        return argName(e.getSource());
-  if (auto c = v.getDefiningOp<arith::IndexCastOp>()) {
-    if (auto d = c.getIn().getDefiningOp<memref::DimOp>())
-      if (std::optional<int64_t> i = d.getConstantIndex())
-        if (std::string n = argName(d.getSource()); !n.empty())
-          return n + "_dim" + std::to_string(*i);
-    if (auto m = c.getIn().getDefiningOp<memref::ExtractStridedMetadataOp>()) {
-      std::string n = argName(m.getSource());
-      auto r = cast<OpResult>(c.getIn());
-      if (r == m.getOffset())
-        return n + "_offset";
-      for (auto [i, st] : llvm::enumerate(m.getStrides()))
-        if (r == st)
-          return n + "_stride" + std::to_string(i);
-    }
-  }
-  return "";
-}
 
 std::string requestJson(const ref::Request &r, llvm::json::OStream &j) {
   j.attributeObject("request", [&] {
@@ -293,17 +262,21 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
       launch, launch.getKernelAttr());
   res.kernel = kernel.getName().str();
-  std::vector<std::string> names;
-  for (const RequestOperand &a : requestOperands(req))
-    names.push_back(a.name);
+  // The arguments as fmha-outline-kernel recorded them (KernelAbi.h).
+  FailureOr<SmallVector<KernelAbiArg>> abi = readKernelAbi(kernel);
+  if (failed(abi))
+    return failure();
   uint64_t offset = 0;
-  for (Value v : launch.getKernelOperands()) {
-    AbiArg a;
-    a.name = operandName(v, names);
-    if (a.name.empty())
-      return launch.emitError("kernel operand not traced to a request operand"),
+  for (auto [i, from] : llvm::enumerate(*abi)) {
+    if (from.operand < 0)
+      return kernel.emitOpError()
+                 << "kernel argument " << i << " ('" << from.flatName()
+                 << "') is not a request operand but a value computed on the "
+                    "host; a launcher cannot pass it",
              failure();
-    a.kind = isa<LLVM::LLVMPointerType>(v.getType()) ? "pointer" : "i64";
+    AbiArg a;
+    a.name = from.flatName();
+    a.kind = from.part == AbiPart::Pointer ? "pointer" : "i64";
     a.size = a.align = 8;
     a.offset = offset = llvm::alignTo(offset, a.align);
     offset += a.size;

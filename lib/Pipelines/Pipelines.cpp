@@ -176,6 +176,9 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  OutlineKernelOptions outline;
+  outline.chip = chip.str();
+  pm.addPass(createOutlineKernel(outline));
   ConvertFmhaToGPUOptions gpu;
   gpu.chip = chip.str();
   pm.addPass(createConvertFmhaToGPU(gpu));

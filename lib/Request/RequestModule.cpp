@@ -98,6 +98,10 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
   b.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(b, loc, kKernelName, b.getFunctionType(types, {}));
   fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  // Each argument names its operand, so the kernel's ABI record
+  // (fmha-outline-kernel) takes the names from the IR.
+  for (auto [i, a] : llvm::enumerate(requestOperands(req)))
+    fn.setArgAttr(i, kOperandNameAttr, b.getStringAttr(a.name));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
 

@@ -33,7 +33,9 @@ struct CompileOptions {
 
 /// One kernel argument of the flat ABI.
 struct AbiArg {
-  std::string name; ///< operand name ("q", ...) or NAME_dimN
+  /// From the kernel's fmha.abi record (KernelAbi.h, flatName): the operand
+  /// name ("q", ...) for its pointer, NAME_dimN, NAME_offset, NAME_strideN.
+  std::string name;
   std::string kind; ///< "pointer" (global, 8 bytes) or "i64"
   uint64_t offset = 0, size = 0, align = 0;
 };

@@ -5,6 +5,7 @@
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
 #include "fmha/Conversion/FmhaToHost/FmhaToHost.h"
 #include "fmha/Conversion/LanesToHost/LanesToHost.h"
+#include "fmha/Conversion/OutlineKernel/OutlineKernel.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -40,29 +40,44 @@ def ConvertFmhaToHost : Pass<"convert-fmha-to-host"> {
 }
 
 
-def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Outline the tiled grid as a GPU kernel (part 1 of the GPU lowering)";
+def OutlineKernel : Pass<"fmha-outline-kernel", "::mlir::ModuleOp"> {
+  let summary = "Outline the tiled grid as a GPU kernel with the flat ABI";
   let description = [{
     Step 3 of docs/GPU_LOWERING.md: every grid fmha-tile wrote (an
     `scf.forall` carrying `fmha.config`) becomes a `gpu.func` kernel in
-    `gpu.module @fmha_kernels` with the chip's target attribute, and the host
-    function launches it with `gpu.launch_func` over (q tiles, query heads,
-    sequences) blocks of warps x wave_size threads (`known_block_size`).
-    `gpu.block_id x/y/z` replace the grid's induction variables; no
-    `gpu.block_dim` / `gpu.grid_dim` is used (on AMDGPU they need device
-    libraries). Values the grid captures become kernel arguments (constants
-    are cloned in). The tile ops stay in the body: later parts of the
-    conversion give them lanes, registers and shared memory through the
-    chip's TargetInfo. Every grid is checked before anything is rewritten:
-    a config of another chip or wave size, a grid that is not a 3-d
-    `scf.forall` without outputs, a K/V cache that is not fp8 (the chips'
-    MMAs take fp8 only), a k step / fp8 type the chip's MMA does not take, or
-    K and V tiles larger than one workgroup's LDS / shared memory is an error
-    naming the rule, and the module is left as it was.
+    `gpu.module @fmha_kernels` with the chip's target attribute and kernel
+    attributes (`known_block_size`; on AMDGPU `rocdl.waves_per_eu` and
+    `denormal_fp_math_f32`), and the host function launches it with
+    `gpu.launch_func` over (q tiles, query heads, sequences) blocks of
+    warps x wave_size threads. `gpu.block_id x/y/z` replace the grid's
+    induction variables; no `gpu.block_dim` / `gpu.grid_dim` is used (on
+    AMDGPU they need device libraries). Values the grid captures become
+    kernel arguments (constants are cloned in): the function's arguments in
+    their order, then values computed in the function.
+
+    The kernel has the flat ABI: each memref is one `!llvm.ptr<1>` and one
+    i64 per dynamic size (then, for a strided layout, its dynamic offset and
+    strides), rebuilt into a memref at the top of the entry block (an LLVM
+    descriptor struct through `unrealized_conversion_cast`, fp8 elements as
+    i8, address space 1); other values are passed as they are. The launch
+    passes the same flat values (`extract_aligned_pointer_as_index`,
+    `memref.dim`, `extract_strided_metadata`). The kernel's `fmha.abi`
+    records, per argument, the function argument it comes from (`operand`),
+    its name (the argument's `fmha.operand_name`, which buildRequestModule
+    sets, else `argN`; `hostK` for a value computed in the function) and the
+    part (`pointer`, `size`, `offset`, `stride` with `dim`, or `value`);
+    `fmha-compile`'s manifest and the launchers read that record
+    (include/fmha/Conversion/OutlineKernel/KernelAbi.h).
+
+    The tile ops stay in the body for convert-fmha-to-gpu. Every grid is
+    checked before anything is rewritten: a config of another chip or wave
+    size, a grid that is not a 3-d `scf.forall` without outputs, or a memref
+    that is not strided is an error naming the rule, and the module is left
+    as it was.
 
     Before:
     ```mlir
-    func.func @f(%q: memref<...>, ...) {
+    func.func @f(%q: memref<?x32x128xf8E4M3FNUZ> {fmha.operand_name = "q"}, ...) {
       scf.forall (%qt, %h, %b) in (%n, 32, %B) { ...tile ops... } {fmha.config = #fmha.config<chip = "gfx942", ...>}
     }
     ```
@@ -70,23 +85,75 @@ def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
     ```mlir
     module attributes {gpu.container_module} {
       gpu.module @fmha_kernels [#rocdl.target<chip = "gfx942">] {
-        gpu.func @f_kernel(%q: memref<...>, ...) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
-          %qt = gpu.block_id x ...
+        gpu.func @f_kernel(%qp: !llvm.ptr<1>, %qn: i64, ...) kernel attributes {
+            fmha.abi = [{name = "q", operand = 0 : i64, part = "pointer"},
+                        {dim = 0 : i64, name = "q", operand = 0 : i64, part = "size"}, ...],
+            fmha.config = #fmha.config<...>, known_block_size = array<i32: 256, 1, 1>, ...} {
+          ... llvm.insertvalue ... : !llvm.struct<(ptr<1>, ptr<1>, i64, array<3 x i64>, array<3 x i64>)>
+          %q = builtin.unrealized_conversion_cast %d : !llvm.struct<...> to memref<?x32x128xi8, 1>
+          %qt = gpu.block_id x
+          ...tile ops...
           gpu.return
         }
       }
       func.func @f(...) {
-        gpu.launch_func @fmha_kernels::@f_kernel blocks in (%n, %c32, %B) threads in (%c256, %c1, %c1) args(...)
+        gpu.launch_func @fmha_kernels::@f_kernel blocks in (%n, %c32, %B) threads in (%c256, %c1, %c1) args(%qp : !llvm.ptr<1>, %qn : i64, ...)
       }
     }
     ```
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target: gfx942, gfx950 or sm_90">,
-    Option<"lowerTiles", "lower-tiles", "bool", /*default=*/"true",
-           "Lower the tile ops to one lane's code and the flat ABI (parts 2-5); "
-           "false stops after outlining">
+           "Target: gfx942, gfx950 or sm_90">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
+
+def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower the tile ops of outlined kernels to one lane's code";
+  let description = [{
+    Steps 4-7 of docs/GPU_LOWERING.md, on the kernels fmha-outline-kernel
+    wrote (each `gpu.func` carrying `fmha.config` in `gpu.module
+    @fmha_kernels`, with the flat ABI): the body goes from whole-tile vectors
+    to the code of one lane through the chip's TargetInfo. MMA atoms
+    (`amdgpu.mfma`, inline `mma.sync`), K and V tiles staged in LDS / shared
+    memory (workgroup attributions), row reductions across lanes, fp8 P packed
+    from the score accumulators. The memrefs the outline pass rebuilt at the
+    top of the entry block stay as they are, and so do the kernel's arguments,
+    its `fmha.abi` record and the launch. Every kernel is checked before any is
+    rewritten: a kernel outlined for another chip, a K/V cache that is not fp8
+    (the chips' MMAs take fp8 only), a k step / fp8 type the chip's MMA does
+    not take, or K and V tiles larger than one workgroup's LDS / shared memory
+    is an error naming the rule, and the module is left as it was. A grid
+    that was not outlined is an error too. A module without kernels is left
+    alone.
+
+    Before:
+    ```mlir
+    gpu.func @f_kernel(%qp: !llvm.ptr<1>, %qn: i64, ...) kernel attributes {fmha.abi = [...], fmha.config = #fmha.config<...>, ...} {
+      %q = builtin.unrealized_conversion_cast %d : !llvm.struct<...> to memref<?x32x128xi8, 1>
+      %qt = gpu.block_id x
+      %s = fmha.tile_mma %qtile, %k, %acc {transpose_rhs} : ...
+      ...
+    }
+    ```
+    After (sketch, gfx942):
+    ```mlir
+    gpu.func @f_kernel(%qp: !llvm.ptr<1>, %qn: i64, ...) workgroup(%lds_k : memref<16384xi8, #gpu.address_space<workgroup>>, ...) kernel attributes {...} {
+      %q = builtin.unrealized_conversion_cast %d : !llvm.struct<...> to memref<?x32x128xi8, 1>
+      %tid = gpu.thread_id x
+      %w = rocdl.readfirstlane ...
+      %acc1 = amdgpu.mfma 32x32x16 %a * %b + %acc0 ... : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<16xf32>
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target: gfx942, gfx950 or sm_90">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::amdgpu::AMDGPUDialect",

@@ -108,7 +108,8 @@ void buildFmhaToHostPipeline(OpPassManager &pm,
                              const HostPipelineOptions &options);
 
 /// The GPU front half shared by the GPU pipelines: the tiling stages for
-/// `chip`, canonicalize + CSE, convert-fmha-to-gpu{chip}. Ends at the
+/// `chip`, canonicalize + CSE, fmha-outline-kernel{chip},
+/// convert-fmha-to-gpu{chip}. Ends at the
 /// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
 void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
                                    bool folds);

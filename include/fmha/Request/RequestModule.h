@@ -31,7 +31,8 @@ struct RequestOperand {
 /// The kernel's arguments for a request (the op's present operands, in order).
 std::vector<RequestOperand> requestOperands(const ref::Request &req);
 
-/// Builds `func.func @fmha_batch_prefill(...)` (with llvm.emit_c_interface)
+/// Builds `func.func @fmha_batch_prefill(...)` (with llvm.emit_c_interface,
+/// each argument named by its `fmha.operand_name`, requestOperands' name)
 /// around one fmha.batch_prefill stating the request. Returns null and emits
 /// the verifier's diagnostics (through the context's handler) when invalid.
 OwningOpRef<ModuleOp> buildRequestModule(MLIRContext &ctx,

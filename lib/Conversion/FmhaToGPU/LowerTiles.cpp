@@ -1,20 +1,22 @@
 //===- LowerTiles.cpp - convert-fmha-to-gpu: a kernel to one lane's code --===//
 //
-// The driver of the lane lowering (docs/GPU_LOWERING.md): for one outlined
-// kernel,
+// The driver of the lane lowering (docs/GPU_LOWERING.md): for one kernel
+// fmha-outline-kernel wrote (its flat ABI: the memrefs rebuilt from
+// descriptors at the top of the entry block in the global byte view, each
+// cast back to the type the tile ops use),
 //
 // 1. the lane layout of the chip's MMA for the kernel's K/V type
 //    (LaneLayout), and the form of every tile value (LaneForms): every rule
 //    the lowering cannot follow is reported here, before anything changes;
-// 2. the flat ABI: one `!llvm.ptr<1>` per memref and one i64 per dynamic
-//    size (offset, stride) of it, the memrefs rebuilt from descriptors;
+// 2. (the ABI is fmha-outline-kernel's);
 // 3. the LDS plan: a workgroup buffer per K / V tile, and a barrier before a
 //    tile is written when a product read LDS since, before a product reads
 //    when a tile was written since, and at the end of a loop body that read;
 // 4. the per-lane index values at the kernel entry;
 // 5. the 1:N dialect conversion: LaneTypeConverter, the three pattern
 //    families (LanePatterns.h) and upstream's structural scf conversion. The
-//    memrefs become the global byte view (fp8 as i8, address space 1).
+//    memrefs take the global byte view (fp8 as i8, address space 1): the
+//    casts back to the tile ops' types fold away.
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
@@ -83,103 +85,6 @@ struct LdsBarriers {
   }
 };
 
-/// Step 2: the flat ABI. Each memref argument becomes a global pointer and
-/// i64s for its dynamic sizes (then, for strided layouts, its dynamic offset
-/// and strides); the memref is rebuilt from an LLVM descriptor.
-LogicalResult flattenAbi(gpu::GPUFuncOp kernel) {
-  MLIRContext *ctx = kernel.getContext();
-  ImplicitLocOpBuilder b(kernel.getLoc(), ctx);
-  Block &old = kernel.getBody().front();
-  SmallVector<Type> abi;
-  auto ptrT = LLVM::LLVMPointerType::get(ctx, 1);
-  for (BlockArgument a : old.getArguments()) {
-    auto mt = dyn_cast<MemRefType>(a.getType());
-    if (!mt) {
-      abi.push_back(a.getType());
-      continue;
-    }
-    int64_t off;
-    SmallVector<int64_t> strides;
-    if (failed(mt.getStridesAndOffset(strides, off)))
-      return kernel.emitOpError("convert-fmha-to-gpu: kernel memrefs must be "
-                                "strided, not ")
-             << mt;
-    abi.push_back(ptrT);
-    for (int64_t d : mt.getShape())
-      if (ShapedType::isDynamic(d))
-        abi.push_back(b.getI64Type());
-    if (!mt.getLayout().isIdentity()) {
-      if (ShapedType::isDynamic(off))
-        abi.push_back(b.getI64Type());
-      for (int64_t st : strides)
-        if (ShapedType::isDynamic(st))
-          abi.push_back(b.getI64Type());
-    }
-  }
-  Block *entry = new Block();
-  kernel.getBody().push_front(entry);
-  kernel.setFunctionType(FunctionType::get(ctx, abi, {}));
-  kernel.removeArgAttrsAttr();
-  for (Type t : abi)
-    entry->addArgument(t, kernel.getLoc());
-  b.setInsertionPointToStart(entry);
-  unsigned at = 0;
-  for (BlockArgument a : old.getArguments()) {
-    auto mt = dyn_cast<MemRefType>(a.getType());
-    if (!mt) {
-      a.replaceAllUsesWith(entry->getArgument(at++));
-      continue;
-    }
-    Value ptr = entry->getArgument(at++);
-    int64_t rank = mt.getRank();
-    auto i64 = b.getI64Type();
-    auto arr = LLVM::LLVMArrayType::get(i64, rank);
-    auto descT = LLVM::LLVMStructType::getLiteral(ctx, {ptrT, ptrT, i64, arr, arr});
-    auto cst = [&](int64_t v) {
-      return LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(v)).getResult();
-    };
-    SmallVector<Value> sizes;
-    for (int64_t d : mt.getShape())
-      sizes.push_back(ShapedType::isDynamic(d) ? Value(entry->getArgument(at++))
-                                               : cst(d));
-    int64_t staticOff;
-    SmallVector<int64_t> staticStrides;
-    (void)mt.getStridesAndOffset(staticStrides, staticOff);
-    Value offset = cst(0);
-    SmallVector<Value> strideVals(rank);
-    if (mt.getLayout().isIdentity()) {
-      Value stride = cst(1);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        strideVals[d] = stride;
-        if (d)
-          stride = LLVM::MulOp::create(b, stride, sizes[d]);
-      }
-    } else {
-      offset = ShapedType::isDynamic(staticOff) ? Value(entry->getArgument(at++))
-                                                : cst(staticOff);
-      for (int64_t d = 0; d < rank; ++d)
-        strideVals[d] = ShapedType::isDynamic(staticStrides[d])
-                            ? Value(entry->getArgument(at++))
-                            : cst(staticStrides[d]);
-    }
-    Value desc = LLVM::PoisonOp::create(b, descT);
-    desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{0});
-    desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{1});
-    desc = LLVM::InsertValueOp::create(b, desc, offset, ArrayRef<int64_t>{2});
-    for (int64_t d = 0; d < rank; ++d) {
-      desc = LLVM::InsertValueOp::create(b, desc, sizes[d], ArrayRef<int64_t>{3, d});
-      desc = LLVM::InsertValueOp::create(b, desc, strideVals[d], ArrayRef<int64_t>{4, d});
-    }
-    // The memref in its own type: the lane conversion gives it the global
-    // byte view.
-    a.replaceAllUsesWith(
-        UnrealizedConversionCastOp::create(b, TypeRange{mt}, desc).getResult(0));
-  }
-  entry->getOperations().splice(entry->end(), old.getOperations());
-  old.erase();
-  return success();
-}
-
 /// The global view of a kernel memref: fp8 as bytes, address space 1.
 std::optional<Type> globalView(MemRefType mt) {
   if (mt.getMemorySpace())
@@ -190,6 +95,23 @@ std::optional<Type> globalView(MemRefType mt) {
   return MemRefType::get(mt.getShape(), elem, mt.getLayout(),
                          IntegerAttr::get(IntegerType::get(mt.getContext(), 64), 1));
 }
+
+/// fmha-outline-kernel's cast of a rebuilt memref (global byte view) back to
+/// the type the tile ops use: the converted type is the rebuilt memref's.
+struct MemRefBridgePattern : public OpConversionPattern<UnrealizedConversionCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(UnrealizedConversionCastOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        !isa<MemRefType>(op->getOperand(0).getType()) ||
+        a.getOperands()[0].size() != 1 ||
+        getTypeConverter()->convertType(op->getResult(0).getType()) !=
+            op->getOperand(0).getType())
+      return failure();
+    rw.replaceOp(op, a.getOperands()[0][0]);
+    return success();
+  }
+};
 
 /// Any op outside the fmha dialect and scf whose memref types change: the
 /// same op on the converted memrefs (loads, stores, subviews, descriptors).
@@ -236,9 +158,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   if (failed(forms.analyze(kernel, *layout, ti, cfg)))
     return failure();
 
-  // 2-4. ABI, LDS plan, per-lane values.
-  if (failed(flattenAbi(kernel)))
-    return failure();
+  // 3-4. LDS plan, per-lane values.
   LdsBarriers{ti}.visit(kernel.getBody().front());
   LaneContext lc(kernel, ti, cfg, *layout, forms);
   kernel.walk([&](GatherKVOp g) {
@@ -277,6 +197,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   populateLaneMmaPatterns(tc, patterns, ti, lc);
   populateLaneElementwisePatterns(tc, patterns, ti, lc);
   patterns.add<MemRefViewPattern>(tc, ctx);
+  patterns.add<MemRefBridgePattern>(tc, ctx, /*benefit=*/2);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
   return applyPartialConversion(kernel, target, std::move(patterns));
 }

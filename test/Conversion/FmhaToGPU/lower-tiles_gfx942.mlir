@@ -1,5 +1,5 @@
-// convert-fmha-to-gpu parts 2-5 on the default request (gfx942): the kernel
-// body is one lane's code. The flat ABI (a global pointer per memref, i64 per
+// convert-fmha-to-gpu (after fmha-outline-kernel) on the default request
+// (gfx942): the kernel body is one lane's code. The flat ABI (a global pointer per memref, i64 per
 // dynamic size, offset and strides of the strided descales), two 16 KiB LDS
 // tiles (K row-major, V transposed), the wave index made uniform, 64 fp8
 // MFMAs per KV tile per wave (32 for S^T = K Q^T, 32 for O^T = V^T P^T), P
@@ -10,7 +10,7 @@
 // RUN:   --fmha-select-config=chip=gfx942 --fmha-tile --fmha-fold-descales \
 // RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale \
 // RUN:   --fmha-prefetch-page-ids=per-token=false --canonicalize --cse \
-// RUN:   --convert-fmha-to-gpu=chip=gfx942 -o %t.mlir
+// RUN:   --fmha-outline-kernel=chip=gfx942 --convert-fmha-to-gpu=chip=gfx942 -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=NEG < %t.mlir
 // RUN: grep -c "amdgpu.mfma 32x32x16" %t.mlir | FileCheck %s --check-prefix=MFMA
@@ -18,7 +18,7 @@
 // RUN: grep -c "rocdl.exp2" %t.mlir | FileCheck %s --check-prefix=EXP
 //
 // CHECK-LABEL: gpu.module @fmha_kernels [#rocdl.target<chip = "gfx942">]
-// CHECK: gpu.func @default_request_kernel(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64,
+// CHECK: gpu.func @default_request_kernel(%{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64,
 // CHECK-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel
 // CHECK-SAME: denormal_fp_math_f32 = "preserve-sign"

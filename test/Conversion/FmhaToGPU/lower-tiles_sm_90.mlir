@@ -1,4 +1,4 @@
-// convert-fmha-to-gpu parts 2-5 for sm_90, the same conversion as gfx942's
+// convert-fmha-to-gpu (after fmha-outline-kernel) for sm_90, the same conversion as gfx942's
 // with the NVIDIA TargetInfo: BlockM 64 over 4 warps (16 query rows each, the
 // m16n8k32 atom's M), BlockN 64. Per warp and KV tile:
 //   QK: 64/8 key atoms x 128/32 k steps = 32 mma.sync; PV: 128/8 d atoms x
@@ -13,7 +13,7 @@
 // RUN:   | fmha-opt --fmha-select-config=chip=sm_90 --fmha-tile --fmha-fold-descales \
 // RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale \
 // RUN:   --fmha-prefetch-page-ids=per-token=false --canonicalize --cse \
-// RUN:   --convert-fmha-to-gpu=chip=sm_90 -o %t.mlir
+// RUN:   --fmha-outline-kernel=chip=sm_90 --convert-fmha-to-gpu=chip=sm_90 -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: grep -c "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" %t.mlir | FileCheck %s --check-prefix=MMA
 // RUN: grep -c "ex2.approx.ftz.f32" %t.mlir | FileCheck %s --check-prefix=EXP
@@ -22,7 +22,7 @@
 // RUN: FileCheck %s --check-prefix=NEG < %t.mlir
 //
 // CHECK-LABEL: gpu.module @fmha_kernels [#nvvm.target<chip = "sm_90", features = "+ptx84">]
-// CHECK: gpu.func @default_request_kernel(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64,
+// CHECK: gpu.func @default_request_kernel(%{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64,
 // CHECK-SAME: workgroup(%{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>>)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // The prefetch prologue reads the first tile's page id only when that tile

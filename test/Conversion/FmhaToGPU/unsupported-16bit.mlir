@@ -1,21 +1,21 @@
 // The GPU lowering's MMAs take fp8 K/V caches only. A 16-bit request is
-// refused on the grid itself, before outlining rewrites anything: every chip
-// the same way (the error used to be emitted on the erased grid on gfx942 and
-// crash while printing it).
-// RUN: fmha-opt %s --fmha-select-config=chip=gfx942 --fmha-tile --convert-fmha-to-gpu=chip=gfx942 -verify-diagnostics -split-input-file
-// RUN: not fmha-opt %s --fmha-select-config=chip=gfx950 --fmha-tile --convert-fmha-to-gpu=chip=gfx950 -split-input-file 2>&1 | FileCheck %s --check-prefix=GFX950
-// RUN: not fmha-opt %s --fmha-select-config=chip=sm_90 --fmha-tile --convert-fmha-to-gpu=chip=sm_90 -split-input-file 2>&1 | FileCheck %s --check-prefix=SM90
+// outlined, then refused on the kernel before the lane lowering rewrites
+// anything: every chip the same way (the error used to be emitted on the
+// erased grid on gfx942 and crash while printing it).
+// RUN: fmha-opt %s --fmha-select-config=chip=gfx942 --fmha-tile --fmha-outline-kernel=chip=gfx942 --convert-fmha-to-gpu=chip=gfx942 -verify-diagnostics -split-input-file
+// RUN: not fmha-opt %s --fmha-select-config=chip=gfx950 --fmha-tile --fmha-outline-kernel=chip=gfx950 --convert-fmha-to-gpu=chip=gfx950 -split-input-file 2>&1 | FileCheck %s --check-prefix=GFX950
+// RUN: not fmha-opt %s --fmha-select-config=chip=sm_90 --fmha-tile --fmha-outline-kernel=chip=sm_90 --convert-fmha-to-gpu=chip=sm_90 -split-input-file 2>&1 | FileCheck %s --check-prefix=SM90
 // RUN: not fmha-opt %s --fmha-to-rocdl-pipeline=chip=gfx942 -split-input-file 2>&1 | FileCheck %s --check-prefix=PIPE
 
-// GFX950: 'scf.forall' op convert-fmha-to-gpu (gfx950): the GPU lowering takes fp8 K/V caches only, not 'bf16'
+// GFX950: 'gpu.func' op convert-fmha-to-gpu (gfx950): the GPU lowering takes fp8 K/V caches only, not 'bf16'
 // GFX950-NOT: gpu.module
-// GFX950: 'scf.forall' op convert-fmha-to-gpu (gfx950): the GPU lowering takes fp8 K/V caches only, not 'f16'
-// SM90: 'scf.forall' op convert-fmha-to-gpu (sm_90): the GPU lowering takes fp8 K/V caches only, not 'bf16'
+// GFX950: 'gpu.func' op convert-fmha-to-gpu (gfx950): the GPU lowering takes fp8 K/V caches only, not 'f16'
+// SM90: 'gpu.func' op convert-fmha-to-gpu (sm_90): the GPU lowering takes fp8 K/V caches only, not 'bf16'
 // SM90-NOT: gpu.module
-// SM90: 'scf.forall' op convert-fmha-to-gpu (sm_90): the GPU lowering takes fp8 K/V caches only, not 'f16'
-// PIPE: 'scf.forall' op convert-fmha-to-gpu (gfx942): the GPU lowering takes fp8 K/V caches only, not 'bf16'
+// SM90: 'gpu.func' op convert-fmha-to-gpu (sm_90): the GPU lowering takes fp8 K/V caches only, not 'f16'
+// PIPE: 'gpu.func' op convert-fmha-to-gpu (gfx942): the GPU lowering takes fp8 K/V caches only, not 'bf16'
 // PIPE-NOT: PLEASE submit a bug report
-// PIPE: 'scf.forall' op convert-fmha-to-gpu (gfx942): the GPU lowering takes fp8 K/V caches only, not 'f16'
+// PIPE: 'gpu.func' op convert-fmha-to-gpu (gfx942): the GPU lowering takes fp8 K/V caches only, not 'f16'
 // PIPE-NOT: PLEASE submit a bug report
 
 func.func @negative_bf16(

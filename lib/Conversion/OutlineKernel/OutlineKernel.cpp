@@ -1,0 +1,383 @@
+//===- OutlineKernel.cpp - fmha-outline-kernel ----------------------------===//
+//
+// The grid of the tiled form becomes a kernel: one workgroup per (q tile,
+// query head, sequence), block ids for the grid's induction variables, the
+// flat ABI, and a record of where each kernel argument comes from
+// (KernelAbi.h). The tile ops inside are left for convert-fmha-to-gpu, which
+// gives them lanes, registers and shared memory through the chip's
+// TargetInfo.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/OutlineKernel/OutlineKernel.h"
+#include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
+#include "fmha/Conversion/Passes.h"
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <limits>
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_OUTLINEKERNEL
+#include "fmha/Conversion/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// What a grid's body uses from above: constants (cloned into the kernel) and
+/// the values that become kernel arguments, in ABI order.
+struct Captures {
+  SmallVector<Value> args;
+  SmallVector<Operation *> clones;
+};
+
+Captures capturesOf(scf::ForallOp grid) {
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(grid.getRegion(), captured);
+  Captures c;
+  for (Value v : captured) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>())
+      c.clones.push_back(def);
+    else
+      c.args.push_back(v);
+  }
+  // A stable ABI: the function's own arguments first, in their order (the
+  // op's operand order), then values computed on the host.
+  auto rank = [](Value v) -> int64_t {
+    auto ba = dyn_cast<BlockArgument>(v);
+    return ba && ba.getOwner()->isEntryBlock() ? ba.getArgNumber()
+                                               : std::numeric_limits<int64_t>::max();
+  };
+  llvm::stable_sort(c.args, [&](Value a, Value b) { return rank(a) < rank(b); });
+  return c;
+}
+
+/// The enclosing function of `v` when `v` is one of its arguments.
+FunctionOpInterface functionOfArg(Value v) {
+  auto ba = dyn_cast<BlockArgument>(v);
+  if (!ba || !ba.getOwner()->isEntryBlock())
+    return nullptr;
+  return dyn_cast<FunctionOpInterface>(ba.getOwner()->getParentOp());
+}
+
+/// The rules outlining itself has: the grid's shape, and memrefs the flat
+/// ABI can describe.
+LogicalResult checkOutlinable(scf::ForallOp grid, const Captures &c) {
+  if (grid.getRank() != 3 || !grid.getOutputs().empty())
+    return grid.emitOpError("fmha grid must be a 3-d scf.forall without outputs");
+  for (Value v : c.args) {
+    auto mt = dyn_cast<MemRefType>(v.getType());
+    int64_t off;
+    SmallVector<int64_t> strides;
+    if (mt && failed(mt.getStridesAndOffset(strides, off)))
+      return grid.emitOpError("fmha-outline-kernel: kernel memrefs must be "
+                              "strided, not ")
+             << mt;
+  }
+  return success();
+}
+
+/// The flat ABI of the captured values: the kernel's argument types and the
+/// record of each (KernelAbi.h). checkOutlinable holds.
+void flatAbi(MLIRContext *ctx, ArrayRef<Value> args, SmallVector<Type> &abi,
+             SmallVector<KernelAbiArg> &record) {
+  auto ptrT = LLVM::LLVMPointerType::get(ctx, 1);
+  auto i64 = IntegerType::get(ctx, 64);
+  int64_t hostValues = 0;
+  for (Value v : args) {
+    KernelAbiArg from;
+    if (FunctionOpInterface fn = functionOfArg(v)) {
+      from.operand = cast<BlockArgument>(v).getArgNumber();
+      auto name = fn.getArgAttrOfType<StringAttr>(from.operand, kOperandNameAttr);
+      from.name = name ? name.getValue().str()
+                       : "arg" + std::to_string(from.operand);
+    } else {
+      from.name = "host" + std::to_string(hostValues++);
+    }
+    auto part = [&](AbiPart p, int64_t dim = -1) {
+      KernelAbiArg a = from;
+      a.part = p;
+      a.dim = dim;
+      record.push_back(a);
+    };
+    auto mt = dyn_cast<MemRefType>(v.getType());
+    if (!mt) {
+      abi.push_back(v.getType());
+      part(AbiPart::Value);
+      continue;
+    }
+    int64_t off;
+    SmallVector<int64_t> strides;
+    (void)mt.getStridesAndOffset(strides, off);
+    // ptr, dynamic sizes, then (strided layouts) dynamic offset and strides.
+    abi.push_back(ptrT);
+    part(AbiPart::Pointer);
+    for (auto [d, size] : llvm::enumerate(mt.getShape()))
+      if (ShapedType::isDynamic(size)) {
+        abi.push_back(i64);
+        part(AbiPart::Size, d);
+      }
+    if (!mt.getLayout().isIdentity()) {
+      if (ShapedType::isDynamic(off)) {
+        abi.push_back(i64);
+        part(AbiPart::Offset);
+      }
+      for (auto [d, st] : llvm::enumerate(strides))
+        if (ShapedType::isDynamic(st)) {
+          abi.push_back(i64);
+          part(AbiPart::Stride, d);
+        }
+    }
+  }
+}
+
+/// At the top of the kernel's entry block: each memref of `args` rebuilt from
+/// its flat arguments (an LLVM descriptor struct, cast to a memref in address
+/// space 1, fp8 elements as i8, then cast to the memref's own type for the
+/// tile ops); scalars map to their argument.
+void rebuildArgs(gpu::GPUFuncOp kernel, ArrayRef<Value> args, IRMapping &map) {
+  Block *entry = &kernel.getBody().front();
+  ImplicitLocOpBuilder b(kernel.getLoc(), kernel.getContext());
+  b.setInsertionPointToStart(entry);
+  auto ptrT = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  unsigned at = 0;
+  for (Value a : args) {
+    auto mt = dyn_cast<MemRefType>(a.getType());
+    if (!mt) {
+      map.map(a, entry->getArgument(at++));
+      continue;
+    }
+    Value ptr = entry->getArgument(at++);
+    Type elem = mt.getElementType();
+    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8)
+      elem = b.getI8Type();
+    auto gm = MemRefType::get(mt.getShape(), elem, mt.getLayout(),
+                              b.getI64IntegerAttr(1));
+    int64_t rank = mt.getRank();
+    auto i64 = b.getI64Type();
+    auto arr = LLVM::LLVMArrayType::get(i64, rank);
+    auto descT = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {ptrT, ptrT, i64, arr, arr});
+    auto cst = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(v)).getResult();
+    };
+    SmallVector<Value> sizes;
+    for (int64_t d : mt.getShape())
+      sizes.push_back(ShapedType::isDynamic(d) ? Value(entry->getArgument(at++))
+                                               : cst(d));
+    int64_t staticOff;
+    SmallVector<int64_t> staticStrides;
+    (void)mt.getStridesAndOffset(staticStrides, staticOff);
+    Value offset = cst(0);
+    SmallVector<Value> strideVals(rank);
+    if (mt.getLayout().isIdentity()) {
+      Value stride = cst(1);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        strideVals[d] = stride;
+        if (d)
+          stride = LLVM::MulOp::create(b, stride, sizes[d]);
+      }
+    } else {
+      offset = ShapedType::isDynamic(staticOff) ? Value(entry->getArgument(at++))
+                                                : cst(staticOff);
+      for (int64_t d = 0; d < rank; ++d)
+        strideVals[d] = ShapedType::isDynamic(staticStrides[d])
+                            ? Value(entry->getArgument(at++))
+                            : cst(staticStrides[d]);
+    }
+    Value desc = LLVM::PoisonOp::create(b, descT);
+    desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{0});
+    desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{1});
+    desc = LLVM::InsertValueOp::create(b, desc, offset, ArrayRef<int64_t>{2});
+    for (int64_t d = 0; d < rank; ++d) {
+      desc = LLVM::InsertValueOp::create(b, desc, sizes[d], ArrayRef<int64_t>{3, d});
+      desc = LLVM::InsertValueOp::create(b, desc, strideVals[d], ArrayRef<int64_t>{4, d});
+    }
+    Value global =
+        UnrealizedConversionCastOp::create(b, TypeRange{gm}, desc).getResult(0);
+    // The tile ops keep the memref type they had until the lane lowering
+    // rewrites them on `global`, which drops this cast.
+    map.map(a, UnrealizedConversionCastOp::create(b, TypeRange{mt}, global)
+                   .getResult(0));
+  }
+}
+
+} // namespace
+
+FailureOr<gpu::GPUFuncOp>
+mlir::fmha::outlineGrid(RewriterBase &rw, scf::ForallOp grid,
+                        gpu::GPUModuleOp kernels, StringRef kernelName,
+                        int64_t threads) {
+  Captures c = capturesOf(grid);
+  if (failed(checkOutlinable(grid, c)))
+    return failure();
+  Location loc = grid.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  SmallVector<Type> abi;
+  SmallVector<KernelAbiArg> record;
+  flatAbi(ctx, c.args, abi, record);
+
+  // The kernel, inserted into `kernels` under a name unique there.
+  OpBuilder::InsertionGuard g(rw);
+  rw.clearInsertionPoint();
+  auto kernel = gpu::GPUFuncOp::create(rw, loc, kernelName,
+                                       rw.getFunctionType(abi, {}));
+  SymbolTable(kernels).insert(kernel);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), rw.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      rw.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  kernel->setAttr(kKernelAbiAttr, kernelAbiAttr(ctx, record));
+  IRMapping map;
+  rebuildArgs(kernel, c.args, map);
+  Block &entry = kernel.getBody().front();
+  rw.setInsertionPointToEnd(&entry);
+  for (Operation *op : c.clones)
+    rw.clone(*op, map);
+  gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                           gpu::Dimension::z};
+  for (auto [iv, dim] : llvm::zip(grid.getInductionVars(), dims))
+    map.map(iv, gpu::BlockIdOp::create(rw, loc, dim));
+  for (Operation &op : grid.getBody()->without_terminator())
+    rw.clone(op, map);
+  gpu::ReturnOp::create(rw, loc);
+
+  // The launch replaces the grid.
+  rw.setInsertionPoint(grid);
+  SmallVector<Value> blocks;
+  for (OpFoldResult ub : grid.getMixedUpperBound())
+    blocks.push_back(getValueOrCreateConstantIndexOp(rw, loc, ub));
+  Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+  Value nThreads = arith::ConstantIndexOp::create(rw, loc, threads);
+  auto launch = gpu::LaunchFuncOp::create(
+      rw, loc, kernel, gpu::KernelDim3{blocks[0], blocks[1], blocks[2]},
+      gpu::KernelDim3{nThreads, one, one},
+      /*dynamicSharedMemorySize=*/Value(), c.args);
+  rw.eraseOp(grid);
+  flattenLaunchOperands(rw, launch);
+  return kernel;
+}
+
+void mlir::fmha::flattenLaunchOperands(RewriterBase &rw,
+                                       gpu::LaunchFuncOp launch) {
+  OpBuilder::InsertionGuard g(rw);
+  rw.setInsertionPoint(launch);
+  Location loc = launch.getLoc();
+  auto ptrT = LLVM::LLVMPointerType::get(rw.getContext(), 1);
+  SmallVector<Value> flat;
+  for (Value v : launch.getKernelOperands()) {
+    auto mt = dyn_cast<MemRefType>(v.getType());
+    if (!mt) {
+      flat.push_back(v);
+      continue;
+    }
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, v);
+    Value i64 = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), base);
+    flat.push_back(LLVM::IntToPtrOp::create(rw, loc, ptrT, i64));
+    auto asI64 = [&](Value x) {
+      return arith::IndexCastOp::create(rw, loc, rw.getI64Type(), x).getResult();
+    };
+    for (int64_t d = 0; d < mt.getRank(); ++d)
+      if (mt.isDynamicDim(d))
+        flat.push_back(asI64(memref::DimOp::create(rw, loc, v, d)));
+    if (!mt.getLayout().isIdentity()) {
+      int64_t off;
+      SmallVector<int64_t> strides;
+      (void)mt.getStridesAndOffset(strides, off);
+      auto meta = memref::ExtractStridedMetadataOp::create(rw, loc, v);
+      if (ShapedType::isDynamic(off))
+        flat.push_back(asI64(meta.getOffset()));
+      for (int64_t d = 0; d < mt.getRank(); ++d)
+        if (ShapedType::isDynamic(strides[d]))
+          flat.push_back(asI64(meta.getStrides()[d]));
+    }
+  }
+  rw.modifyOpInPlace(launch,
+                     [&] { launch.getKernelOperandsMutable().assign(flat); });
+}
+
+namespace {
+
+struct OutlineKernelPass
+    : public fmha::impl::OutlineKernelBase<OutlineKernelPass> {
+  using Base::Base;
+
+  /// What outlining needs of a grid, checked while the grid is still in
+  /// place: its config is for this chip and wave size, and checkOutlinable.
+  LogicalResult checkGrid(scf::ForallOp grid, const TargetInfo &target) {
+    auto cfg = dyn_cast<ConfigAttr>(grid->getAttr(kGridConfigAttr));
+    if (!cfg || cfg.getChip() != chip)
+      return grid.emitOpError()
+             << "was tiled for chip '" << (cfg ? cfg.getChip() : StringRef("?"))
+             << "' but fmha-outline-kernel targets '" << chip << "'";
+    if (failed(checkOutlinable(grid, capturesOf(grid))))
+      return failure();
+    if (cfg.getWaveSize() != target.waveSize())
+      return grid.emitOpError() << "config wave_size " << cfg.getWaveSize()
+                                << " differs from " << chip << "'s "
+                                << target.waveSize();
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::unique_ptr<TargetInfo> target = createTargetInfo(chip);
+    if (!target) {
+      module.emitError() << "fmha-outline-kernel: unknown chip '" << chip
+                         << "'; expected gfx942, gfx950 or sm_90";
+      return signalPassFailure();
+    }
+    SmallVector<scf::ForallOp> grids;
+    module.walk([&](scf::ForallOp f) {
+      if (f->hasAttr(kGridConfigAttr))
+        grids.push_back(f);
+    });
+    if (grids.empty())
+      return;
+
+    // Every grid is checked before anything is rewritten: outlining erases
+    // the grid, so a diagnostic on it afterwards would print a dead op, and a
+    // failed pass should leave the module as it found it.
+    for (scf::ForallOp grid : grids)
+      if (failed(checkGrid(grid, *target)))
+        return signalPassFailure();
+
+    IRRewriter rw(&getContext());
+    rw.setInsertionPointToEnd(module.getBody());
+    auto kernels = dyn_cast_or_null<gpu::GPUModuleOp>(
+        SymbolTable::lookupSymbolIn(module, kKernelModuleName));
+    if (!kernels) {
+      kernels = gpu::GPUModuleOp::create(
+          rw, module.getLoc(), kKernelModuleName,
+          rw.getArrayAttr({target->gpuModuleTarget(&getContext())}));
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    rw.getUnitAttr());
+    for (scf::ForallOp grid : grids) {
+      auto cfg = cast<ConfigAttr>(grid->getAttr(kGridConfigAttr));
+      auto fn = grid->getParentOfType<FunctionOpInterface>();
+      std::string name = (fn ? fn.getName() : StringRef("fmha")).str() + "_kernel";
+      int64_t threads = cfg.getWarps() * cfg.getWaveSize();
+      FailureOr<gpu::GPUFuncOp> kernel =
+          outlineGrid(rw, grid, kernels, name, threads);
+      if (failed(kernel))
+        return signalPassFailure();
+      (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
+      target->setKernelAttrs(*kernel, threads, /*minWavesPerSimd=*/2);
+    }
+  }
+};
+
+} // namespace
