@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Static report of the AMDGPU kernels fmha-compile writes (BENCHMARKS.md, AMD part).
+"""Static report of the AMDGPU kernels fmha-compile writes (docs/AMDGPU_STATIC_REPORT.md).
 
 A MODEL, not a timing: there is no AMD GPU here. For each request and chip it
 compiles the kernel (fmha-compile), reads resources from the manifest (which
 fmha-compile reads back from the code object's metadata note), and runs the
-workplace's loop counter (isa_loop_stats.py: the largest backward-branch
-loop of `llvm-objdump -d`, instruction classes, llvm-mca cycles per
-iteration) on the disassembly. The MFMA minimum per KV tile is
+workplace's loop counter (isa_loop_stats.py, not in this repository; --stats
+takes its path: the largest backward-branch loop of `llvm-objdump -d`,
+instruction classes, llvm-mca cycles per iteration) on the disassembly. The MFMA minimum per KV tile is
 2 * BlockM * BlockN * D / (M*N*K of the MFMA) per workgroup, divided by the
 4 waves.
 

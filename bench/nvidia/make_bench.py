@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compiles the H200 benchmark kernels (issue 7 item 4, BENCHMARKS.md).
+"""Compiles the H200 benchmark kernels (issue 7 item 4).
 
 Usage: make_bench.py --fmha-compile PATH --out DIR
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peers on the H200 for the benchmark shapes (BENCHMARKS.md): torch SDPA,
+"""Peers on the H200 for the benchmark shapes (make_bench.py): torch SDPA,
 bf16, dense (not paged), with the flash and the cuDNN backends.
 
 Usage (on the device machine): peers_h200.py BENCH_TXT OUT.json

@@ -41,7 +41,7 @@ for ax, mask in zip(axes, ["none", "causal"]):
     ax.set_xlabel("Sk (cached tokens), Sq = 512, B = 4, Hq/Hkv 32/8, D 128")
     ax.set_title(f"H200, mask {mask}")
     ax.grid(True, alpha=0.3)
-axes[0].set_ylabel("TFLOP/s (BENCHMARKS.md FLOP count)")
+axes[0].set_ylabel("TFLOP/s (FLOPs: 2 x visible pairs x Hq x (D + Dv))")
 axes[1].legend(fontsize=7)
 fig.tight_layout()
 fig.savefig(os.path.join(d, "bench.png"), dpi=110)

@@ -229,25 +229,28 @@ void registerGPUPipeline(
 void fmha::registerFmhaPipelines() {
   PassPipelineRegistration<HostPipelineOptions>(
       "fmha-to-host-pipeline",
-      "fmha.batch_prefill to LLVM for the CPU: select-config, tile, "
-      "convert-fmha-to-host, fp8 expansion and the upstream LLVM lowering",
+      "fmha.batch_prefill to LLVM for the CPU: select-config, tile, the "
+      "folds, prefetch-page-ids, convert-fmha-to-host, fp8 expansion and the "
+      "upstream LLVM lowering",
       buildFmhaToHostPipeline);
   registerGPUPipeline(
       "fmha-to-rocdl-pipeline",
       "fmha.batch_prefill to an AMDGPU code object: the tiling stages, "
-      "convert-fmha-to-gpu, the ROCDL lowering and gpu-module-to-binary "
-      "(chip: an AMDGPU chip, gfx942 by default)",
+      "fmha-outline-kernel, convert-fmha-to-gpu, the ROCDL lowering and "
+      "gpu-module-to-binary (chip: an AMDGPU chip, gfx942 by default)",
       "gfx942", buildFmhaToROCDLPipeline);
   PassPipelineRegistration<GPUPipelineOptions>(
       "fmha-to-lanes-pipeline",
       "fmha.batch_prefill for a GPU chip, compiled to run on the CPU one lane "
-      "at a time (the lane emulator): the GPU front half for the chip, "
+      "at a time (the lane emulator): the GPU front half for the chip (the "
+      "tiling stages, fmha-outline-kernel, convert-fmha-to-gpu), "
       "fmha-lanes-to-host and the host lowering to LLVM",
       buildFmhaToLanesPipeline);
   registerGPUPipeline(
       "fmha-to-nvvm-pipeline",
       "fmha.batch_prefill to PTX for an NVIDIA chip: the tiling stages, "
-      "convert-fmha-to-gpu, the NVVM lowering and gpu-module-to-binary "
-      "(format isa = PTX; chip: an NVIDIA chip, sm_90 by default)",
+      "fmha-outline-kernel, convert-fmha-to-gpu, the NVVM lowering and "
+      "gpu-module-to-binary (format isa = PTX; chip: an NVIDIA chip, sm_90 "
+      "by default)",
       "sm_90", buildFmhaToNVVMPipeline);
 }

@@ -918,7 +918,8 @@ int run() {
     if (int e = cu.eventCreate(&stop, 0))
       return cudaFailed("cuEventCreate", e);
     // A 256 MiB buffer written before each timed launch flushes the 60 MiB
-    // L2 (BENCHMARKS.md hygiene); the write is outside the timed events.
+    // L2, so no run reads K/V left in L2 by the one before; the write is
+    // outside the timed events.
     CUdeviceptr flush = 0;
     size_t flushBytes = size_t(256) << 20;
     if (cu.memsetD8 && cu.memAlloc(&flush, flushBytes))

@@ -43,11 +43,12 @@ def ConvertFmhaToHost : Pass<"convert-fmha-to-host"> {
 def OutlineKernel : Pass<"fmha-outline-kernel", "::mlir::ModuleOp"> {
   let summary = "Outline the tiled grid as a GPU kernel with the flat ABI";
   let description = [{
-    Step 3 of docs/GPU_LOWERING.md: every grid fmha-tile wrote (an
+    docs/GPU_LOWERING.md, "fmha-outline-kernel": every grid fmha-tile wrote (an
     `scf.forall` carrying `fmha.config`) becomes a `gpu.func` kernel in
     `gpu.module @fmha_kernels` with the chip's target attribute and kernel
-    attributes (`known_block_size`; on AMDGPU `rocdl.waves_per_eu` and
-    `denormal_fp_math_f32`), and the host function launches it with
+    attributes (`known_block_size`; on AMDGPU `rocdl.waves_per_eu = 2` and
+    `denormal_fp_math_f32`) and keeps `fmha.config`; the host function
+    launches it with
     `gpu.launch_func` over (q tiles, query heads, sequences) blocks of
     warps x wave_size threads. `gpu.block_id x/y/z` replace the grid's
     induction variables; no `gpu.block_dim` / `gpu.grid_dim` is used (on
@@ -113,22 +114,31 @@ def OutlineKernel : Pass<"fmha-outline-kernel", "::mlir::ModuleOp"> {
 
 
 def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Lower the tile ops of outlined kernels to one lane's code";
+  let summary = "Lower the tile ops of outlined kernels to one lane's code (a 1:N conversion)";
   let description = [{
-    Steps 4-7 of docs/GPU_LOWERING.md, on the kernels fmha-outline-kernel
-    wrote (each `gpu.func` carrying `fmha.config` in `gpu.module
-    @fmha_kernels`, with the flat ABI): the body goes from whole-tile vectors
-    to the code of one lane through the chip's TargetInfo. MMA atoms
+    The lane lowering (docs/GPU_LOWERING.md, "The lane lowering"), on the
+    kernels fmha-outline-kernel wrote (each `gpu.func` carrying `fmha.config`
+    in `gpu.module @fmha_kernels`, with the flat ABI): the body goes from
+    whole-tile vectors to the code of one lane through the chip's TargetInfo,
+    following the decisions `fmha.config` carries (k_step, page_regime,
+    vd_route, pv_group). Per kernel: the lane layout of the chip's MMA
+    (LaneLayout) and the form of every vector value (LaneForms) are computed
+    first, and a value or op the lowering does not take is an error on it
+    naming the rule (e.g. 16-bit Q); LDS barriers are placed on the tile ops;
+    then a 1:N dialect conversion (a context-aware type converter from the
+    forms, the memory / MMA / elementwise pattern families and upstream's
+    structural scf conversion for the loop state) gives MMA atoms
     (`amdgpu.mfma`, inline `mma.sync`), K and V tiles staged in LDS / shared
-    memory (workgroup attributions), row reductions across lanes, fp8 P packed
-    from the score accumulators. The memrefs the outline pass rebuilt at the
-    top of the entry block stay as they are, and so do the kernel's arguments,
-    its `fmha.abi` record and the launch. Every kernel is checked before any is
-    rewritten: a kernel outlined for another chip, a K/V cache that is not fp8
-    (the chips' MMAs take fp8 only), a k step / fp8 type the chip's MMA does
-    not take, or K and V tiles larger than one workgroup's LDS / shared memory
-    is an error naming the rule, and the module is left as it was. A grid
-    that was not outlined is an error too. A module without kernels is left
+    memory (workgroup attributions; V transposed), row reductions across
+    lanes, and fp8 P packed straight from the score accumulators. The memrefs
+    the outline pass rebuilt at the top of the entry block take the global
+    byte view (fp8 as i8, address space 1); the kernel's arguments, its
+    `fmha.abi` record and the launch stay as they are. Before any kernel is
+    rewritten every kernel is checked: one outlined for another chip, a K/V
+    cache that is not fp8 (the chips' MMAs take fp8 only), a k step / fp8
+    type the chip's MMA does not take, or K and V tiles larger than one
+    workgroup's LDS / shared memory is an error naming the rule. A grid that
+    was not outlined is an error too. A module without kernels is left
     alone.
 
     Before:

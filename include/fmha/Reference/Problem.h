@@ -141,7 +141,9 @@ struct Request {
 
 /// Visible (query, key) pairs of one query head, summed over sequences.
 int64_t visiblePairs(const Request &req);
-/// FLOPs as BENCHMARKS.md counts them: 2 * visiblePairs * Hq * (D + Dv).
+/// The FLOP count the benchmarks use (bench/nvidia, fmha-cuda-run's TFLOP/s),
+/// defined here: 2 * visiblePairs * Hq * (D + Dv), the two products over the
+/// visible (query, key) pairs only.
 double attentionFlops(const Request &req);
 
 /// Generated inputs of a request. Buffers hold raw codes of their storage

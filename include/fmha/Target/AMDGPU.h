@@ -1,7 +1,7 @@
 //===- AMDGPU.h - gpu.module to HSACO, and the kernel manifest -*- C++ -*-===//
 //
-// The back end the AMDGPU pipeline ends in (GPU_LOWERING.md sections 4.1, 4.3
-// and section 7 steps 8-9):
+// The back end the AMDGPU pipeline ends in (docs/GPU_LOWERING.md, "The vendor
+// back ends"):
 //
 //   * serializeToHsaco / serializeToIsa run the checked back half on a clone
 //     of a module holding one gpu.module of ROCDL-ready IR (gpu, amdgpu, rocdl,
@@ -14,8 +14,9 @@
 // No ROCm install is needed: the only external program is `ld.lld`, found as
 // TOOLKIT/llvm/bin/ld.lld (the build tree's toolkit folder is
 // FMHA_DEFAULT_ROCM_TOOLKIT in fmha/Target/ToolkitConfig.h). The IR must not
-// call ROCm device libraries (__ocml_*, __ockl_*): use rocdl.exp2, compile-time
-// block sizes, rocdl.cvt.* (GPU_NOTES.md).
+// call ROCm device libraries (__ocml_*, __ockl_*), which are not linked: use
+// rocdl.exp2 (math.exp2 becomes an __ocml call), compile-time block sizes
+// (gpu.block_dim / gpu.grid_dim become __ockl calls), rocdl.cvt.* for fp8.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FMHA_TARGET_AMDGPU_H
