@@ -234,6 +234,16 @@ LogicalResult LaneForms::visit(Operation *op) {
         return fail("config pv_group = ")
                << cfg.getPvGroup() << " does not divide the tile's " << steps
                << " k steps";
+      // A page group scales its steps by one page's vd: its keys must lie in
+      // one page (a consistency check of the config, not a decision).
+      auto gd = x.getKScale() ? x.getKScale().getDefiningOp<GatherDescaleOp>()
+                              : GatherDescaleOp();
+      auto ids = gd ? gd.getIds().getDefiningOp<PageIdsOp>() : PageIdsOp();
+      int64_t groupKeys = cfg.getPvGroup() * layout->atom.k;
+      if (route == VdRoute::PageGroups && ids && ids.getPageSize() % groupKeys)
+        return fail("config vd_route = page_groups with pv_group = ")
+               << cfg.getPvGroup() << ": a group of " << groupKeys
+               << " keys does not lie in one page of " << ids.getPageSize();
     }
     return set(x.getResult(), acc);
   }

@@ -1,0 +1,82 @@
+// The memory patterns (MemoryPatterns.cpp) on each chip: Q into MMA operand
+// registers, per-token page ids recomputed per key, per-key descales one
+// load per page group, K staged in LDS in 16-byte chunks, O stored per row
+// slot, lse by one lane per row. A hand-written kernel (memref arguments,
+// viewed through a cast as the global byte view), page 16 on block_n tiles.
+//
+// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,AMD,GFX942
+// RUN: sed -f %S/Inputs/gfx950.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx950 | FileCheck %s --check-prefixes=CHECK,AMD,GFX950
+// RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | FileCheck %s --check-prefixes=CHECK,SM90
+//
+// CHECK-LABEL: gpu.func @memory
+// One LDS buffer for K: block_n x 128 bytes.
+// GFX942-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>)
+// GFX950-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>)
+// SM90-SAME: workgroup(%[[K:.*]] : memref<8192xi8, #gpu.address_space<workgroup>>)
+// The memrefs in the global byte view (fp8 as i8, address space 1).
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : memref<?x2x128x{{f8E4M3FN|f8E4M3FNUZ}}> to memref<?x2x128xi8, 1>
+// The lane index values at the entry.
+// CHECK: gpu.thread_id x
+// AMD: rocdl.readfirstlane
+// SM90: gpu.shuffle idx
+// Q: all k steps of one run in one wide load, rows past the count zeroed.
+// GFX942: vector.load %{{.*}} : memref<?x2x128xi8, 1>, vector<64xi8>
+// GFX950: vector.load %{{.*}} : memref<?x2x128xi8, 1>, vector<32xi8>
+// SM90: vector.load %{{.*}} : memref<?x2x128xi8, 1>, vector<16xi8>
+// CHECK: arith.select
+// K: per key its page's id (pages[key / 16]) and a 16-byte chunk to LDS.
+// CHECK: arith.divui %{{.*}}, %c16_i32
+// CHECK: memref.load %{{.*}} : memref<?xi32, 1>
+// CHECK: vector.load %{{.*}} : memref<?x16x1x128xi8, 1>, vector<16xi8>
+// CHECK: vector.store %{{.*}}, %[[K]]
+// The product reads LDS after a barrier.
+// CHECK: gpu.barrier
+// CHECK: vector.load %[[K]]
+// Per-key descales: a key past the end clamped to the last key, one load per
+// page group of a lane.
+// CHECK: arith.minsi
+// CHECK: memref.load %{{.*}} : memref<?x1xf32, 1>
+// O: guarded per row slot, one vector store per run of columns.
+// CHECK: scf.if
+// AMD: vector.store %{{.*}} : memref<?x2x128xf32, 1>, vector<4xf32>
+// SM90: vector.store %{{.*}} : memref<?x2x64xf32, 1>, vector<2xf32>
+// lse: the lane of column 0 of a row writes it.
+// CHECK: arith.cmpi eq
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}} : memref<?x2xf32, 1>
+// CHECK: gpu.return
+// CHECK-NOT: fmha.
+//
+// Descale loads per lane: AMD 128 keys in 8 pages of 16, a lane's 16 column
+// elements per atom x 4 atoms in 8 page groups; sm_90 64 keys, 4 pages, a
+// lane's 2 x 8 atoms in 4 groups.
+// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-AMD
+// RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-SM90
+// LOADS-AMD: 8
+// LOADS-SM90: 4
+
+module attributes {gpu.container_module} {
+gpu.module @fmha_kernels [@TARGET@] {
+  gpu.func @memory(%q: memref<?x2x128x@FP8@>, %k: memref<?x16x1x128x@FP8@>,
+                   %pages: memref<?xi32>, %kds: memref<?x1xf32>,
+                   %o: memref<?x2x@BN@xf32>, %lse: memref<?x2xf32>,
+                   %row0: index, %rows: index, %len: index) kernel
+      attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = whole_pages, vd_route = page_groups, pv_group = 1>,
+                  known_block_size = array<i32: @THREADS@, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %q_t = fmha.load_rows %q[%row0, %c0] rows(%rows) : memref<?x2x128x@FP8@> -> vector<@BM@x128x@FP8@>
+    %ids = fmha.page_ids %pages[%c0] len(%len) {page_size = 16 : i64} : memref<?xi32> -> vector<@BN@xi32>
+    %k_t = fmha.gather_kv %k[%ids] head(%c0) tile(%c0, %len) {kv_layout = #fmha.kv_layout<nhd>} : memref<?x16x1x128x@FP8@>, vector<@BN@xi32> -> vector<@BN@x128x@FP8@>
+    %zero = arith.constant dense<0.0> : vector<@BM@x@BN@xf32>
+    %s = fmha.tile_mma %q_t, %k_t, %zero {transpose_rhs} : vector<@BM@x128x@FP8@>, vector<@BN@x128x@FP8@> -> vector<@BM@x@BN@xf32>
+    %kd = fmha.gather_descale %kds[%ids] head(%c0) : memref<?x1xf32>, vector<@BN@xi32> -> vector<@BN@xf32>
+    %kd2 = vector.broadcast %kd : vector<@BN@xf32> to vector<@BM@x@BN@xf32>
+    %s2 = arith.mulf %s, %kd2 : vector<@BM@x@BN@xf32>
+    fmha.store_rows %s2, %o[%row0, %c0] rows(%rows) : vector<@BM@x@BN@xf32>, memref<?x2x@BN@xf32>
+    %ninf = arith.constant dense<0xFF800000> : vector<@BM@xf32>
+    %m = vector.multi_reduction <maximumf>, %s2, %ninf [1] : vector<@BM@x@BN@xf32> to vector<@BM@xf32>
+    fmha.store_rows %m, %lse[%row0, %c0] rows(%rows) : vector<@BM@xf32>, memref<?x2xf32>
+    gpu.return
+  }
+}
+}
