@@ -81,7 +81,7 @@ TEST(Problem, FlopCount) {
   EXPECT_EQ(attentionFlops(r), 2.0 * 40 * 32 * 256);
   r.mask = Mask::causal(); // rows see 7, 8, 9, 10 keys
   EXPECT_EQ(visiblePairs(r), 34);
-  // BENCHMARKS.md: causal with a cached prefix ~ Sq * (2 Sk - Sq) / 2.
+  // The benchmarks' count: causal with a cached prefix ~ Sq * (2 Sk - Sq) / 2.
   r.qo_lens = {1000};
   r.kv_lens = {3000};
   EXPECT_NEAR(double(visiblePairs(r)), 1000.0 * (6000 - 1000) / 2, 1000.0);

@@ -1,7 +1,7 @@
 //===- AMDGPUTargetInfo.cpp - gfx942 / gfx950 TargetInfo ------------------===//
 //
 // Wave64 fp8 MFMA with a 32x32 f32 accumulator; the wave computes S^T so each
-// lane's accumulator registers all belong to one query (GPU_LOWERING.md
+// lane's accumulator registers all belong to one query (docs/archive/GPU_LOWERING_STUDY.md
 // sections 2.2-2.5). The layouts are from AMD's CDNA3/4 matrix core
 // documentation and IREE's getSingleSubgroupLayout; the K=64 k order inside a
 // lane is the AMD blog's (IREE lists another, equivalent by property P1).
@@ -143,8 +143,8 @@ private:
   [[noreturn]] void notYet(StringRef method, int step) const {
     llvm::reportFatalInternalError(
         Twine("TargetInfo::") + method + " (" + chipName +
-        ") is written with step " + Twine(step) +
-        " of GPU_LOWERING.md section 7; not implemented yet");
+        ") is planned as step " + Twine(step) +
+        " of docs/archive/GPU_LOWERING_STUDY.md section 7; not implemented yet");
   }
 
   const ChipInfo &info;

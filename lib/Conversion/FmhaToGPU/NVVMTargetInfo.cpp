@@ -3,7 +3,7 @@
 // Warp32 mma.sync m16n8k32 with OCP fp8 operands (PTX ISA, "Matrix Fragments
 // for mma.m16n8k32"). The accumulator's row is the query and a row lives in
 // the 4 lanes of a quad, so the scores are not transposed and a row reduction
-// is shfl xor 1, 2 (GPU_LOWERING.md section 6). Later wgmma/TMA paths get
+// is shfl xor 1, 2 (docs/GPU_LOWERING.md, "TargetInfo: the vendor interface"). Later wgmma/TMA paths get
 // their own TargetInfo.
 //
 //===----------------------------------------------------------------------===//
@@ -180,7 +180,7 @@ private:
     llvm::reportFatalInternalError(
         Twine("TargetInfo::") + method + " (" + info.name +
         ") is written with step " + Twine(step) +
-        " of GPU_LOWERING.md section 7; not implemented yet");
+        " of docs/archive/GPU_LOWERING_STUDY.md section 7; not implemented yet");
   }
 
   const ChipInfo &info;

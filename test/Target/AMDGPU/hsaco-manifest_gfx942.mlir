@@ -105,7 +105,7 @@ module attributes {gpu.container_module} {
       %pa = llvm.getelementptr %in[%aoff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
       %pb = llvm.getelementptr %pa[%c8] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
       // Bytes, then a bitcast: an llvm.load of an fp8 vector crashes the
-      // translation (GPU_LOWERING.md appendix A).
+      // translation (docs/archive/GPU_LOWERING_STUDY.md appendix A).
       %ai = llvm.load %pa : !llvm.ptr<1> -> vector<8xi8>
       %bi = llvm.load %pb : !llvm.ptr<1> -> vector<8xi8>
       %a = arith.bitcast %ai : vector<8xi8> to vector<8xf8E4M3FNUZ>

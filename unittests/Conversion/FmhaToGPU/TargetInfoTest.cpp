@@ -2,7 +2,7 @@
 //
 // Pins the layout facts of each TargetInfo (gfx942, gfx950, sm_90):
 // - Layout: every (lane, reg) accumulator element and every (lane, byte) A/B
-//   element equals a formula written here from GPU_LOWERING.md section 2.2
+//   element equals a formula written here from docs/archive/GPU_LOWERING_STUDY.md section 2.2
 //   and the PTX ISA fragment tables (section 6), not taken from the code.
 // - Emulation: a C++ port of the doc's appendix B mapping.py. One wave runs
 //   the S^T/P/V^T plan of sections 2.3-2.6 (S/P/V on sm_90) lane by lane and

@@ -3,7 +3,7 @@
 // convert-fmha-to-gpu is one conversion for AMDGPU and NVIDIA. It decides what
 // to compute (tiles, loops, LDS plan, online softmax); a TargetInfo says how,
 // for one chip: the MMA atom and its fragment layouts, the fp8 pack, the
-// cross-lane ops and the kernel attributes (docs/GPU_LOWERING.md section 6).
+// cross-lane ops and the kernel attributes (docs/GPU_LOWERING.md, "TargetInfo: the vendor interface").
 //
 // Two kinds of methods:
 // - Layout facts: plain integers the shared conversion plans with, and that a
