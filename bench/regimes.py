@@ -100,7 +100,7 @@ def lane_keys(chip, lane, bn):
 
 
 def descale_loads_per_lane(chip, page, bn):
-    """LowerTiles.cpp lowerGatherDescale: with aligned tiles, elements whose keys
+    """MemoryPatterns.cpp GatherDescalePattern: with aligned tiles, elements whose keys
     lie in one page on every lane share one page-id + descale load."""
     c = CHIPS[chip]
     elems = (bn // atom_n(chip)) * acc_per_lane(chip)
@@ -116,8 +116,8 @@ def descale_loads_per_lane(chip, page, bn):
 
 def page_group_fault(chip, page, k, bn):
     """The page_groups route takes a group's V descale from the lane's own
-    score element pElem(g0, 0) (LowerTiles.cpp lowerTileMma). That element
-    holds what lowerGatherDescale loaded for its group's representative (the
+    score element pElem(g0, 0) (MmaPatterns.cpp TileMmaPattern). That element
+    holds what GatherDescalePattern loaded for its group's representative (the
     element of the smallest column offset among those whose keys share a page
     on every lane): 0 when the representative's key, on this lane, is at or
     past Sk. Returns (R, lanes): a last page holding r valid keys, 1 <= r <= R,
@@ -176,7 +176,7 @@ def regime(chip, page, quant="kv_blockscale"):
     else:
         r["shape"] = ("tile spans pages, unaligned" if page < bn
                       else "page > tile, unaligned")
-    # page_regime whole_pages: tiles on page boundaries (lowerGatherDescale
+    # page_regime whole_pages: tiles on page boundaries (GatherDescalePattern
     # groups its loads, and page_groups is possible).
     aligned = not uniform and bn % page == 0
     r["aligned"] = aligned

@@ -177,8 +177,7 @@ FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
                                       const CompileOptions &opt, ConfigAttr cfg,
                                       CompileResult res, Location loc) {
   PassManager back(&ctx);
-  buildNVVMToLLVMPassPipeline(back);
-  buildGPUSerializePassPipeline(back, opt.emit == "llvm" ? "llvm" : "isa", "");
+  buildGPUBackHalfPipeline(back, *lookupChip(opt.chip), opt.emit, "");
   if (failed(back.run(module)))
     return failure();
   FailureOr<std::string> payload = binaryPayload(module);
@@ -334,10 +333,7 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
            failure();
   }
   PassManager back(&ctx);
-  AMDGPUTargetOptions target;
-  target.chip = opt.chip;
-  buildAMDGPUToROCDLPassPipeline(back, target);
-  buildGPUSerializePassPipeline(back, opt.emit, toolkit);
+  buildGPUBackHalfPipeline(back, *lookupChip(opt.chip), opt.emit, toolkit);
   if (failed(back.run(*module)))
     return failure();
   FailureOr<std::string> payload = binaryPayload(*module);

@@ -87,25 +87,28 @@ buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
   if (!chip)
     return failure();
   fmha::buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
-  if (chip->vendor == ChipVendor::NVIDIA) {
-    fmha::buildNVVMToLLVMPassPipeline(pm);
-    // PTX either way: a cubin needs ptxas.
-    if (options.format != "none")
-      fmha::buildGPUSerializePassPipeline(
-          pm, options.format == "bin" ? "isa" : StringRef(options.format), "");
-    return success();
-  }
-  fmha::AMDGPUTargetOptions target;
-  target.chip = options.chip;
-  fmha::buildAMDGPUToROCDLPassPipeline(pm, target);
-  if (options.format != "none")
-    fmha::buildGPUSerializePassPipeline(
-        pm, options.format,
-        options.toolkit.empty() ? StringRef(FMHA_DEFAULT_ROCM_TOOLKIT)
-                                : StringRef(options.toolkit));
+  fmha::buildGPUBackHalfPipeline(pm, *chip, options.format, options.toolkit);
   return success();
 }
 } // namespace
+
+void fmha::buildGPUBackHalfPipeline(OpPassManager &pm, const ChipInfo &chip,
+                                    StringRef format, StringRef toolkit) {
+  if (chip.vendor == ChipVendor::NVIDIA) {
+    fmha::buildNVVMToLLVMPassPipeline(pm);
+    // PTX either way: a cubin needs ptxas.
+    if (format != "none")
+      fmha::buildGPUSerializePassPipeline(pm, format == "bin" ? "isa" : format, "");
+    return;
+  }
+  fmha::AMDGPUTargetOptions target;
+  target.chip = chip.name;
+  fmha::buildAMDGPUToROCDLPassPipeline(pm, target);
+  if (format != "none")
+    fmha::buildGPUSerializePassPipeline(
+        pm, format,
+        toolkit.empty() ? StringRef(FMHA_DEFAULT_ROCM_TOOLKIT) : toolkit);
+}
 
 LogicalResult
 fmha::buildFmhaToGPUPipeline(OpPassManager &pm,

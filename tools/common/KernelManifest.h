@@ -96,6 +96,10 @@ struct Config {
   /// descales: "scalar" (one per tile), "page_groups" (per page, after the
   /// cast, as the tiled form) or "scaled_p" (folded into P before the cast).
   std::string pvVdRoute = "scalar";
+  /// "page_regime" (one_page, whole_pages, unaligned) and "pv_group" (k steps
+  /// per page group): the config's other decisions (docs/REGIMES.md).
+  std::string pageRegime;
+  int64_t pvGroup = 0;
 };
 
 struct Manifest {
@@ -326,9 +330,18 @@ inline std::string readConfig(const json::Object &o, Config &c) {
       f.positive("k_step", c.kStep, false) &&
       f.positive("warps", c.warps, false) &&
       f.positive("wave_size", c.waveSize, false) &&
-      f.str("pv_vd_route", c.pvVdRoute, false);
+      f.str("pv_vd_route", c.pvVdRoute, false) &&
+      f.str("page_regime", c.pageRegime, false) &&
+      f.i64("pv_group", c.pvGroup, false);
   if (!err.empty())
     return err;
+  if (!c.pageRegime.empty() && c.pageRegime != "one_page" &&
+      c.pageRegime != "whole_pages" && c.pageRegime != "unaligned")
+    return "\"config.page_regime\" must be one_page, whole_pages or unaligned, "
+           "got " + quote(c.pageRegime);
+  if (c.pvGroup < 0 || (c.pvGroup > 0) != (c.pvVdRoute == "page_groups"))
+    return "\"config.pv_group\" must be > 0 with pv_vd_route page_groups and 0 "
+           "otherwise, got " + std::to_string(c.pvGroup);
   if (c.pvVdRoute != "scalar" && c.pvVdRoute != "page_groups" &&
       c.pvVdRoute != "scaled_p")
     return "\"config.pv_vd_route\" must be scalar, page_groups or scaled_p, got " +

@@ -14,6 +14,7 @@
 namespace mlir {
 class OpPassManager;
 namespace fmha {
+struct ChipInfo;
 
 struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
   PassOptions::Option<std::string> chip{
@@ -66,6 +67,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 /// Reports a pipeline builder's error (one line, naming the rule broken);
 /// returns failure(). fmha-opt's handler prints it as an error.
 using PipelineErrorHandler = function_ref<LogicalResult(const Twine &)>;
+
+/// The back half of every GPU pipeline (and of fmha::compileRequest, which
+/// reads the kernel between the halves): the gpu.module lowering of `chip`'s
+/// vendor (ROCDL or NVVM) and, unless `format` is none, gpu-module-to-binary
+/// (NVIDIA: PTX for bin and isa; AMDGPU: `toolkit` holds llvm/bin/ld.lld,
+/// empty for the build's).
+void buildGPUBackHalfPipeline(OpPassManager &pm, const ChipInfo &chip,
+                              StringRef format, StringRef toolkit);
 
 /// The one GPU stage builder (fmha-to-rocdl-pipeline, fmha-to-nvvm-pipeline
 /// and the API's buildGPUStages): the front half

@@ -59,7 +59,7 @@ struct ConvertFmhaToGPUPass
       return kernel.emitOpError(prefix)
              << "the chip's MMA does not take " << kvElem;
     // Every K / V tile is staged in its own LDS (shared memory) buffer of
-    // the tile's bytes (LowerTiles.cpp, lowerGatherKV).
+    // the tile's bytes (MemoryPatterns.cpp, GatherKVPattern).
     int64_t ldsBytes = 0;
     kernel.walk([&](GatherKVOp g) {
       VectorType t = g.getTile().getType();
@@ -97,14 +97,31 @@ struct ConvertFmhaToGPUPass
     if (!kernels)
       return;
     SmallVector<std::pair<gpu::GPUFuncOp, ConfigAttr>> todo;
-    for (auto kernel : kernels.getOps<gpu::GPUFuncOp>())
-      if (auto cfg = kernel->getAttrOfType<ConfigAttr>(kGridConfigAttr))
+    for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
+      if (auto cfg = kernel->getAttrOfType<ConfigAttr>(kGridConfigAttr)) {
         todo.push_back({kernel, cfg});
+        continue;
+      }
+      bool tiles = false;
+      kernel.walk([&](Operation *op) {
+        tiles |= isa<FmhaDialect>(op->getDialect());
+      });
+      if (tiles) {
+        kernel.emitOpError("convert-fmha-to-gpu: kernel has fmha tile ops but "
+                           "no fmha.config (fmha-outline-kernel puts it there)");
+        return signalPassFailure();
+      }
+    }
 
-    // Every kernel is checked before any is rewritten.
-    for (auto [kernel, cfg] : todo)
+    // Every kernel is checked, to the form of every value, before any is
+    // rewritten.
+    for (auto [kernel, cfg] : todo) {
       if (failed(checkKernel(kernel, cfg)))
         return signalPassFailure();
+      std::unique_ptr<TargetInfo> tileTarget = createTargetInfo(chip, cfg.getKStep());
+      if (failed(verifyKernelTiles(kernel, *tileTarget, cfg)))
+        return signalPassFailure();
+    }
     for (auto [kernel, cfg] : todo) {
       std::unique_ptr<TargetInfo> tileTarget =
           createTargetInfo(chip, cfg.getKStep()); // checkKernel: not null

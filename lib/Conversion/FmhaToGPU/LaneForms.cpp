@@ -90,6 +90,10 @@ LogicalResult LaneForms::analyze(gpu::GPUFuncOp kernel, const LaneLayout &l,
   ti = &target;
   accPerLane = l.accPerLane();
   forms.clear();
+  if (cfg.getPageRegime() == PageRegime::Unset || cfg.getVdRoute() == VdRoute::Unset)
+    return laneError(kernel, target,
+                     "the kernel's config leaves page_regime or vd_route unset "
+                     "(fmha-select-config takes them)");
   for (Operation &op : kernel.getBody().front())
     if (failed(visit(&op)))
       return failure();
@@ -191,6 +195,15 @@ LogicalResult LaneForms::visit(Operation *op) {
         !x.getIds().getDefiningOp<PageIdsOp>())
       return fail("per-token page ids must come from fmha.page_ids of the "
                   "same tile (run fmha-prefetch-page-ids with per-token=false)");
+    // The slot of a key in its page is key % P, P the cache's page dim.
+    auto cacheT = cast<MemRefType>(x.getCache().getType());
+    int64_t pageDim = cacheT.getDimSize(x.getKvLayout() == KVLayout::NHD ? 1 : 2);
+    if (ShapedType::isDynamic(pageDim))
+      return fail("the cache's page dimension must be static");
+    if (auto ids = x.getIds().getDefiningOp<PageIdsOp>();
+        ids && static_cast<int64_t>(ids.getPageSize()) != pageDim)
+      return fail("page_ids has page_size ")
+             << ids.getPageSize() << " but the cache's pages hold " << pageDim;
     if (isV && !fitBits(bn, [&](int64_t key) { return ti->pvKeyPosition(key); }))
       return fail("pvKeyPosition is not linear in the key bits");
     if (isK && !runStartsAligned(layout->kvRuns))
@@ -247,6 +260,9 @@ LogicalResult LaneForms::visit(Operation *op) {
     }
     return set(x.getResult(), acc);
   }
+  if (op->getNumRegions())
+    return fail("ops with regions other than scf.for and scf.if are not "
+                "lowered to lanes");
   bool vec = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<VectorType>) ||
              llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
   if (!vec)
@@ -288,11 +304,13 @@ LogicalResult LaneForms::visit(Operation *op) {
   if (auto x = dyn_cast<vector::MultiDimReductionOp>(op)) {
     const ValueForm *s = lookup(x.getSource()), *a = lookup(x.getAcc());
     if (x.getReductionDims().size() != 1 || x.getReductionDims()[0] != 1 || !s ||
-        !a || !a->row)
+        s->kind != FormKind::Acc || !a || !a->row)
       return fail("only row reductions (dim 1) of accumulator tiles");
     using K = vector::CombiningKind;
-    if (!llvm::is_contained({K::MAXIMUMF, K::MAXNUMF, K::ADD}, x.getKind()))
-      return fail("unsupported reduction kind");
+    if (!llvm::is_contained({K::MAXIMUMF, K::MAXNUMF, K::ADD}, x.getKind()) ||
+        !isa<FloatType>(x.getSourceVectorType().getElementType()))
+      return fail("unsupported reduction kind (maximumf, maxnumf or add of f32 "
+                  "tiles)");
     ValueForm f{FormKind::Vec};
     f.row = true;
     f.atoms = atomsOf(x.getResult());

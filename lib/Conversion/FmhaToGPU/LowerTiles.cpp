@@ -35,19 +35,23 @@ using namespace mlir::fmha;
 
 namespace {
 
-/// A splat that is a loop init and also used elsewhere gets a copy of its
-/// own for the loop, so that its lane form can be the loop's (row form or
-/// accumulator parts) whatever its other users need.
+/// A splat that a loop takes as an init or yields, and that is also used
+/// elsewhere, gets a copy of its own there, so that its lane form can be the
+/// loop's (row form or accumulator parts) whatever its other users need.
 void splitLoopSplats(gpu::GPUFuncOp kernel) {
+  auto split = [](OpOperand &use, Operation *before) {
+    Value v = use.get();
+    if (!isa<VectorType>(v.getType()) || !LaneForms::isSplat(v) || v.hasOneUse())
+      return;
+    OpBuilder b(before);
+    use.set(b.clone(*v.getDefiningOp())->getResult(0));
+  };
   kernel.walk([&](scf::ForOp loop) {
-    for (OpOperand &init : loop.getInitArgsMutable()) {
-      Value v = init.get();
-      if (!isa<VectorType>(v.getType()) || !LaneForms::isSplat(v) ||
-          v.hasOneUse())
-        continue;
-      OpBuilder b(loop);
-      init.set(b.clone(*v.getDefiningOp())->getResult(0));
-    }
+    for (OpOperand &init : loop.getInitArgsMutable())
+      split(init, loop);
+    Operation *yield = loop.getBody()->getTerminator();
+    for (OpOperand &y : yield->getOpOperands())
+      split(y, yield);
   });
 }
 
@@ -142,6 +146,20 @@ struct MemRefViewPattern : public ConversionPattern {
 
 } // namespace
 
+LogicalResult mlir::fmha::verifyKernelTiles(gpu::GPUFuncOp kernel,
+                                            const TargetInfo &ti,
+                                            ConfigAttr cfg) {
+  Type kvElem;
+  kernel.walk([&](GatherKVOp g) { kvElem = g.getTile().getType().getElementType(); });
+  if (!kvElem)
+    return kernel.emitOpError("convert-fmha-to-gpu: kernel has no KV gather");
+  FailureOr<LaneLayout> layout = LaneLayout::get(ti, cfg, kvElem, kernel);
+  if (failed(layout))
+    return failure();
+  LaneForms forms;
+  return forms.analyze(kernel, *layout, ti, cfg);
+}
+
 LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
                                            const TargetInfo &ti,
                                            ConfigAttr cfg) {
@@ -205,6 +223,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   populateLaneMemoryPatterns(tc, patterns, ti, lc);
   populateLaneMmaPatterns(tc, patterns, ti, lc);
   populateLaneElementwisePatterns(tc, patterns, ti, lc);
+  ti.populateLanePatterns(tc, patterns, lc, /*benefit=*/10);
   patterns.add<MemRefViewPattern>(tc, ctx);
   patterns.add<MemRefBridgePattern>(tc, ctx, /*benefit=*/2);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);

@@ -19,6 +19,9 @@ Value TargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
 
 void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
 
+void TargetInfo::populateLanePatterns(const TypeConverter &, RewritePatternSet &,
+                                      const LaneContext &, unsigned) const {}
+
 Value TargetInfo::maxF(OpBuilder &b, Location loc, Value x, Value y) const {
   return arith::MaxNumFOp::create(b, loc, x, y);
 }

@@ -38,9 +38,13 @@
 // AMD-NEXT: rocdl.log
 // SM90-NEXT: lg2.approx.ftz.f32
 // CHECK: gpu.return
-// CHECK-NOT: vector.multi_reduction
-// CHECK-NOT: math.exp2
-// CHECK-NOT: vector.step
+// Nothing whole-tile is left (the whole output):
+// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s --check-prefix=NEG
+// RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | FileCheck %s --check-prefix=NEG
+// NEG-NOT: vector.multi_reduction
+// NEG-NOT: math.exp2
+// NEG-NOT: vector.step
+// NEG-NOT: vector.shape_cast
 
 module attributes {gpu.container_module} {
 gpu.module @fmha_kernels [@TARGET@] {

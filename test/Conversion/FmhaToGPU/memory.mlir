@@ -45,13 +45,20 @@
 // CHECK: scf.if
 // CHECK: memref.store %{{.*}} : memref<?x2xf32, 1>
 // CHECK: gpu.return
-// CHECK-NOT: fmha.
 //
 // Descale loads per lane: AMD 128 keys in 8 pages of 16, a lane's 16 column
 // elements per atom x 4 atoms in 8 page groups; sm_90 64 keys, 4 pages, a
 // lane's 2 x 8 atoms in 4 groups.
 // RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-AMD
+// RUN: sed -f %S/Inputs/gfx950.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx950 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-AMD
 // RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-SM90
+// No tile op is left (the whole output):
+// RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | FileCheck %s --check-prefix=NEG
+// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s --check-prefix=NEG
+// NEG-NOT: fmha.load_rows
+// NEG-NOT: fmha.page_ids
+// NEG-NOT: fmha.gather
+// NEG-NOT: fmha.store_rows
 // LOADS-AMD: 8
 // LOADS-SM90: 4
 
@@ -61,7 +68,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                    %pages: memref<?xi32>, %kds: memref<?x1xf32>,
                    %o: memref<?x2x@BN@xf32>, %lse: memref<?x2xf32>,
                    %row0: index, %rows: index, %len: index) kernel
-      attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = whole_pages, vd_route = page_groups, pv_group = 1>,
+      attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = whole_pages, vd_route = scaled_p>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
     %c0 = arith.constant 0 : index
     %q_t = fmha.load_rows %q[%row0, %c0] rows(%rows) : memref<?x2x128x@FP8@> -> vector<@BM@x128x@FP8@>

@@ -52,7 +52,11 @@
 // SM90: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: vector.fma
 // CHECK: gpu.return
-// CHECK-NOT: fmha.
+// No tile op and no fp8 tile cast is left (the whole output):
+// RUN: FileCheck %s --check-prefix=NEG < %t.gfx942.mlir
+// RUN: FileCheck %s --check-prefix=NEG < %t.sm_90.mlir
+// NEG-NOT: fmha.tile_mma
+// NEG-NOT: arith.truncf
 
 module attributes {gpu.container_module} {
 gpu.module @fmha_kernels [@TARGET@] {

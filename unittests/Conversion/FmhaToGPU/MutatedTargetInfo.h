@@ -32,6 +32,9 @@ public:
   std::function<int64_t(int64_t, int64_t)> packedByte;
   std::function<Fp8PackSlot(int64_t)> packSlot;
   std::optional<SmallVector<int64_t>> masks;
+  std::function<void(const TypeConverter &, RewritePatternSet &,
+                     const LaneContext &, unsigned)>
+      lanePatterns;
 
   const TargetInfo &orig() const { return *base; }
 
@@ -107,6 +110,11 @@ public:
   }
   void barrier(OpBuilder &bl, Location loc) const override {
     base->barrier(bl, loc);
+  }
+  void populateLanePatterns(const TypeConverter &tc, RewritePatternSet &p,
+                            const LaneContext &lc, unsigned benefit) const override {
+    if (lanePatterns)
+      lanePatterns(tc, p, lc, benefit);
   }
 
 private:

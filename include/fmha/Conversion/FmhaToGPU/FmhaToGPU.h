@@ -10,6 +10,12 @@ namespace fmha {
 class TargetInfo;
 class ConfigAttr;
 
+/// Every check of the lane lowering on `kernel` (its layout, the form of
+/// every value: LaneForms), with no rewrite: convert-fmha-to-gpu runs it on
+/// every kernel before it rewrites any.
+LogicalResult verifyKernelTiles(gpu::GPUFuncOp kernel, const TargetInfo &ti,
+                                ConfigAttr cfg);
+
 /// The lane lowering (convert-fmha-to-gpu): rewrites the body of a kernel
 /// fmha-outline-kernel wrote (flat ABI, memrefs rebuilt at the top of the
 /// entry block) from whole-tile vectors to one lane's code (MMA atoms, LDS

@@ -44,7 +44,8 @@ namespace fmha {
 enum class FormKind { Acc, P, RowBcast, QOperand, KV, Affine, Mask, Vec, TokenIds };
 
 struct ValueForm {
-  FormKind kind = FormKind::Acc;
+  explicit ValueForm(FormKind kind = FormKind::Acc) : kind(kind) {}
+  FormKind kind;
   /// acc, p, mask, vec columns: atoms along N; q_operand: k steps.
   int64_t atoms = 0;
   /// vec: which of its forms exist.

@@ -29,6 +29,8 @@
 
 namespace mlir {
 class Attribute;
+class RewritePatternSet;
+class TypeConverter;
 class Location;
 class MLIRContext;
 class OpBuilder;
@@ -37,6 +39,7 @@ class GPUFuncOp;
 } // namespace gpu
 
 namespace fmha {
+struct LaneContext;
 
 /// One MMA instruction as the shared conversion sees it: D = A * B + C with A
 /// `m x k`, B `k x n`, C/D `m x n` in f32. Per lane, A is
@@ -207,6 +210,18 @@ public:
   /// Workgroup barrier: `gpu.barrier` (s_waitcnt lgkmcnt(0) + s_barrier on
   /// AMDGPU, bar.sync 0 on NVIDIA).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
+
+  //===--- vendor patterns ------------------------------------------------===//
+
+  /// Patterns of the lane lowering this vendor adds at `benefit`, above the
+  /// shared ones (LanePatterns.h): a vendor replaces the shared lowering of
+  /// an op with a pattern of its own instead of a new hook here. They read
+  /// the kernel's LaneContext and must produce the values its LaneForms
+  /// give the op's results. None on AMDGPU or NVIDIA today.
+  virtual void populateLanePatterns(const TypeConverter &tc,
+                                    RewritePatternSet &patterns,
+                                    const LaneContext &lc,
+                                    unsigned benefit) const;
 };
 
 /// The TargetInfo of a GPU chip of the chip table (fmha/Support/Chips.h:

@@ -223,7 +223,8 @@ LogicalResult mlir::fmha::verifyDecisions(BatchPrefillOp op, ConfigAttr cfg) {
                 "(block_n % P == 0) and pages of whole MMA steps (P % k_step "
                 "== 0); page size "
              << page << ", block_n " << bn << ", k_step " << cfg.getKStep();
-    if (cfg.getPvGroup() != pageGroupSteps(op, cfg))
+    // pv_group 0: left out, completeConfig takes it.
+    if (cfg.getPvGroup() != 0 && cfg.getPvGroup() != pageGroupSteps(op, cfg))
       return op.emitOpError()
              << "config pv_group = " << cfg.getPvGroup() << " but a page is "
              << pageGroupSteps(op, cfg)
