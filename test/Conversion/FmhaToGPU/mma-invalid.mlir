@@ -10,7 +10,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = one_page, vd_route = scalar>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
@@ -34,7 +34,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = one_page, vd_route = scalar>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
@@ -62,7 +62,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = one_page, vd_route = scalar>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
@@ -89,7 +89,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = whole_pages, vd_route = page_groups, pv_group = 1>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
@@ -117,7 +117,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = one_page, vd_route = scalar>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
@@ -147,7 +147,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = whole_pages, vd_route = page_groups, pv_group = 3>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
@@ -177,7 +177,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = whole_pages, vd_route = page_groups, pv_group = 2>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
@@ -207,7 +207,7 @@ gpu.module @fmha_kernels [@TARGET@] {
                  %k16: memref<?x16x1x128x@FP8@>, %pages: memref<?xi32>,
                  %ds: memref<?x1xf32>, %o: memref<?x2x128xf32>, %o8: memref<?x2x@BN@x@FP8@>,
                  %oi: memref<?x2x@BN@xindex>, %lse: memref<?x2xf32>, %vids: vector<@BN@xi32>,
-                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>,
+                 %q2: memref<?x2x@BN@x@FP8@>, %q24: memref<?x2x24x@FP8@>, %k24: memref<?x1024x1x24x@FP8@>, %kb: memref<?x1024x1x@BN@x@FP8@>, %kdyn: memref<?x?x1x128x@FP8@>,
                  %row0: index, %rows: index, %len: index) kernel
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = one_page, vd_route = scalar>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
