@@ -31,10 +31,16 @@ std::optional<DType> parseDType(std::string_view s) {
   std::string l;
   for (char c : s)
     l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  // Spellings users know: fp8_e4m3fn, float8_e4m3fn (torch), e4m3 (OCP),
+  // e4m3fnuz, e5m2, f8E4M3FN (MLIR).
   if (l.rfind("fp8_", 0) == 0 || l.rfind("fp8-", 0) == 0)
     l = "f8" + l.substr(4);
+  else if (l.rfind("float8_", 0) == 0)
+    l = "f8" + l.substr(7);
   else if (l.rfind("e4m3", 0) == 0 || l.rfind("e5m2", 0) == 0)
     l = "f8" + l;
+  if (l == "f8e4m3")
+    l = "f8e4m3fn";
   if (l == "f32" || l == "fp32" || l == "float32" || l == "float")
     return DType::F32;
   if (l == "bf16" || l == "bfloat16")

@@ -11,9 +11,13 @@
 
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "fmha/Version.h"
 
 #include <algorithm>
 #include <limits>
@@ -24,24 +28,29 @@ namespace fmha_tools {
 namespace cl = llvm::cl;
 namespace ref = ::fmha::ref;
 
-inline cl::opt<int64_t> optBatch("batch", cl::desc("sequences (with --qo-len/--kv-len scalars)"), cl::init(2));
-inline cl::opt<std::string> optQoLen("qo-len", cl::desc("query rows per sequence: N or a comma list"), cl::init("100"));
-inline cl::opt<std::string> optKvLen("kv-len", cl::desc("KV tokens per sequence: N or a comma list"), cl::init("1500"));
-inline cl::opt<std::string> optHeads("heads", cl::desc("Hq/Hkv"), cl::init("32/8"));
-inline cl::opt<std::string> optHeadDim("head-dim", cl::desc("D or D/Dv"), cl::init("128"));
-inline cl::opt<int64_t> optPageSize("page-size", cl::desc("tokens per page"), cl::init(1024));
-inline cl::opt<std::string> optTable("table", cl::desc("csr | block"), cl::init("csr"));
-inline cl::opt<std::string> optLayout("layout", cl::desc("nhd | hnd"), cl::init("nhd"));
-inline cl::opt<std::string> optQuant("quant", cl::desc("none | per_tensor | kv_blockscale"), cl::init("kv_blockscale"));
-inline cl::opt<std::string> optQType("q-dtype", cl::desc("q element type"), cl::init("f8E4M3FN"));
-inline cl::opt<std::string> optKvType("kv-dtype", cl::desc("k/v element type"), cl::init("f8E4M3FN"));
-inline cl::opt<std::string> optOutType("out-dtype", cl::desc("out element type"), cl::init("bf16"));
-inline cl::opt<std::string> optMask("mask", cl::desc("none | causal | window:L,R"), cl::init("causal"));
-inline cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1/sqrt(D))"), cl::init(0.0));
-inline cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::init(0.0));
-inline cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::init(false));
-inline cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::init(0));
-inline cl::opt<std::string> optData("data", cl::desc("input data: uniform (U[0,1)) | spread (K/V magnitudes 2^-6..2^6 per page and KV head)"), cl::init("uniform"));
+/// The tools' own options and the request flags, the only ones --help
+/// lists (LLVM's are under --help-hidden).
+inline cl::OptionCategory kToolCategory("Options");
+inline cl::OptionCategory kRequestCategory("Request options");
+
+inline cl::opt<int64_t> optBatch("batch", cl::desc("sequences (with --qo-len/--kv-len scalars)"), cl::cat(kRequestCategory), cl::init(2));
+inline cl::opt<std::string> optQoLen("qo-len", cl::desc("query rows per sequence: N or a comma list"), cl::cat(kRequestCategory), cl::init("100"));
+inline cl::opt<std::string> optKvLen("kv-len", cl::desc("KV tokens per sequence: N or a comma list"), cl::cat(kRequestCategory), cl::init("1500"));
+inline cl::opt<std::string> optHeads("heads", cl::desc("Hq/Hkv"), cl::cat(kRequestCategory), cl::init("32/8"));
+inline cl::opt<std::string> optHeadDim("head-dim", cl::desc("D or D/Dv"), cl::cat(kRequestCategory), cl::init("128"));
+inline cl::opt<int64_t> optPageSize("page-size", cl::desc("tokens per page"), cl::cat(kRequestCategory), cl::init(1024));
+inline cl::opt<std::string> optTable("table", cl::desc("csr | block"), cl::cat(kRequestCategory), cl::init("csr"));
+inline cl::opt<std::string> optLayout("layout", cl::desc("nhd | hnd"), cl::cat(kRequestCategory), cl::init("nhd"));
+inline cl::opt<std::string> optQuant("quant", cl::desc("none | per_tensor | kv_blockscale"), cl::cat(kRequestCategory), cl::init("kv_blockscale"));
+inline cl::opt<std::string> optQType("q-dtype", cl::desc("q element type: f8E4M3FN (e4m3, float8_e4m3fn), f8E4M3FNUZ (e4m3fnuz), f8E5M2 (e5m2), fp8 (the chip's e4m3), bf16, f16, f32"), cl::cat(kRequestCategory), cl::init("f8E4M3FN"));
+inline cl::opt<std::string> optKvType("kv-dtype", cl::desc("k/v element type (as --q-dtype)"), cl::cat(kRequestCategory), cl::init("f8E4M3FN"));
+inline cl::opt<std::string> optOutType("out-dtype", cl::desc("out element type"), cl::cat(kRequestCategory), cl::init("bf16"));
+inline cl::opt<std::string> optMask("mask", cl::desc("none | causal | window:L,R"), cl::cat(kRequestCategory), cl::init("causal"));
+inline cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1/sqrt(D))"), cl::cat(kRequestCategory), cl::init(0.0));
+inline cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::cat(kRequestCategory), cl::init(0.0));
+inline cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::cat(kRequestCategory), cl::init(false));
+inline cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::cat(kRequestCategory), cl::init(0));
+inline cl::opt<std::string> optData("data", cl::desc("input data: uniform (U[0,1)) | spread (K/V magnitudes 2^-6..2^6 per page and KV head)"), cl::cat(kRequestCategory), cl::init("uniform"));
 
 inline bool parseList(const std::string &s, std::vector<int64_t> &out) {
   out.clear();
@@ -132,6 +141,34 @@ inline std::string readRequest(ref::Request &r) {
   r.return_lse = optLse;
   r.seed = optSeed;
   return "";
+}
+
+/// Parses a tool's command line: --help lists only the tool's options and the
+/// request flags, --version names fmha-mlir's version; false on a usage
+/// error (the tools exit 2).
+inline bool parseToolCommandLine(int argc, char **argv, const char *overview) {
+  // LLVM's options stay reachable under --help-hidden.
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *o = entry.second;
+    if (!llvm::is_contained(o->Categories, &kToolCategory) &&
+        !llvm::is_contained(o->Categories, &kRequestCategory) &&
+        o->getOptionHiddenFlag() == cl::NotHidden && entry.first != "help" &&
+        entry.first != "version" && entry.first != "help-list")
+      o->setHiddenFlag(cl::Hidden);
+  }
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "fmha-mlir " << FMHA_VERSION << " (LLVM " << LLVM_VERSION_STRING
+       << ")\n";
+  });
+  return cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs());
+}
+
+/// A type flag's value, with "fp8" meaning the chip's e4m3 flavour
+/// (FNUZ where the chip's MFMA takes only FNUZ).
+inline std::string chipDType(const std::string &flag, bool fnuz) {
+  if (llvm::StringRef(flag).lower() == "fp8")
+    return fnuz ? "f8E4M3FNUZ" : "f8E4M3FN";
+  return flag;
 }
 
 } // namespace fmha_tools

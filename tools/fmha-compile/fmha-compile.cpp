@@ -30,20 +30,20 @@ using namespace fmha_tools;
 static const std::string kChipDesc =
     mlir::fmha::expectedChipsText(mlir::fmha::kGPUChips);
 static cl::opt<std::string> optChip("chip", cl::desc(kChipDesc),
-                                    cl::init("gfx942"));
-static cl::opt<std::string> optOut("o", cl::desc("output name (NAME.hsaco, NAME.json)"),
-                                   cl::value_desc("NAME"), cl::Required);
+                                    cl::init("gfx942"), cl::cat(kToolCategory));
+static cl::opt<std::string> optOut("o", cl::desc("output: NAME writes NAME.hsaco (sm_90: NAME.ptx) and NAME.json; a path ending in the payload's extension is taken as given (the manifest beside it, .json); - writes a text form (--emit isa, llvm, mlir) to stdout"),
+                                   cl::value_desc("NAME"), cl::Required, cl::cat(kToolCategory));
 static cl::opt<std::string> optEmit("emit", cl::desc("bin | isa | llvm | mlir"),
-                                    cl::init("bin"));
+                                    cl::init("bin"), cl::cat(kToolCategory));
 static cl::opt<std::string> optToolkit(
     "toolkit", cl::desc("folder with llvm/bin/ld.lld (default: the build's)"),
-    cl::init(""));
+    cl::init(""), cl::cat(kToolCategory));
 static cl::opt<bool> optCompileNoFolds("no-folds", cl::desc("skip the folds"),
-                                       cl::init(false));
+                                       cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
     "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
                       "/usr/local/cuda/bin); exit 3 without it"),
-    cl::init(false));
+    cl::init(false), cl::cat(kToolCategory));
 
 static int fail(int code, const llvm::Twine &msg) {
   llvm::errs() << "fmha-compile: " << msg << "\n";
@@ -72,11 +72,13 @@ static int writeAll(ArrayRef<std::pair<std::string, const std::string *>> files)
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // Usage errors exit 2, an invalid request's code (cl's default exit is 1).
-  if (!cl::ParseCommandLineOptions(
-          argc, argv, "fmha-compile: a request to an AMDGPU code object and manifest\n",
-          &llvm::errs()))
+  if (!parseToolCommandLine(
+          argc, argv, "fmha-compile: a request to an AMDGPU code object (NAME.hsaco) "
+                      "or PTX (NAME.ptx) and its manifest (NAME.json)\n"))
     return 2;
-  // Unless given, Q and the cache use the chip's fp8 flavour.
+  // "fp8": the chip's e4m3 flavour. Unless given, Q and the cache use it.
+  optQType = chipDType(optQType, mlir::fmha::chipUsesFnuz(optChip));
+  optKvType = chipDType(optKvType, mlir::fmha::chipUsesFnuz(optChip));
   if (!optQType.getNumOccurrences())
     optQType = mlir::fmha::chipUsesFnuz(optChip) ? "f8E4M3FNUZ" : "f8E4M3FN";
   if (!optKvType.getNumOccurrences())
@@ -104,16 +106,31 @@ int main(int argc, char **argv) {
   if (failed(res))
     return fail(bad ? 2 : 3, diag.empty() ? "compilation failed" : diag);
 
-  std::string name = optOut;
   const mlir::fmha::ChipInfo *chip = mlir::fmha::lookupChip(optChip);
   bool nvidia = chip && chip->vendor == mlir::fmha::ChipVendor::NVIDIA;
+  // The payload's extension; -o NAME or -o NAME.EXT (the path as given).
+  std::string ext = optEmit == "bin"    ? (nvidia ? ".ptx" : ".hsaco")
+                    : optEmit == "isa"  ? (nvidia ? ".ptx" : ".s")
+                    : optEmit == "llvm" ? ".ll"
+                                        : ".mlir";
+  std::string name = optOut;
+  if (name == "-") {
+    if (optEmit == "bin")
+      return fail(2, "-o - writes a text form to stdout (--emit isa, llvm or "
+                     "mlir); --emit bin writes NAME" + ext + " and NAME.json");
+    llvm::outs() << res->payload;
+    llvm::outs().flush();
+    return 0;
+  }
+  if (StringRef(name).ends_with(ext) && name.size() > ext.size())
+    name.resize(name.size() - ext.size());
   if (optEmit == "bin") {
     if (optCubin && !nvidia)
       return fail(2, "--cubin is for an NVIDIA chip (" +
                          mlir::fmha::expectedChipsText(
                              mlir::fmha::kNVIDIAChips) +
                          ")");
-    if (int rc = writeAll({{name + (nvidia ? ".ptx" : ".hsaco"), &res->payload},
+    if (int rc = writeAll({{name + ext, &res->payload},
                            {name + ".json", &res->manifest}}))
       return rc;
     if (!optCubin)
@@ -130,8 +147,5 @@ int main(int argc, char **argv) {
       return fail(3, "--cubin: ptxas failed" + (err.empty() ? "" : ": " + err));
     return 0;
   }
-  const char *ext = optEmit == "isa"    ? (nvidia ? ".ptx" : ".s")
-                    : optEmit == "llvm" ? ".ll"
-                                        : ".mlir";
   return writeAll({{name + ext, &res->payload}});
 }

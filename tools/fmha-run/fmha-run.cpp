@@ -55,21 +55,21 @@ static cl::opt<std::string> optTarget(
     "target",
     cl::desc("where to run: host (the tiled form on the CPU) | gfx942 | gfx950 | sm_90 "
              "(that chip's lane-level kernel on the CPU, one lane at a time: the lane emulator)"),
-    cl::init("host"));
-static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false));
-static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0));
-static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0));
-static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1));
-static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false));
-static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden);
+    cl::init("host"), cl::cat(kToolCategory));
+static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false), cl::cat(kToolCategory));
+static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0), cl::cat(kToolCategory));
+static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0), cl::cat(kToolCategory));
+static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
+static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<std::string> optMutateDescales(
     "mutate-descales",
     cl::desc("test hook: hand the kernel the descales a kernel with this bug would read "
              "(swap-kv | logical-page | wrong-head | per-tile | global); the references "
              "keep the true ones"),
-    cl::init("none"), cl::Hidden);
-static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2));
-static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""));
+    cl::init("none"), cl::Hidden, cl::cat(kToolCategory));
+static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2), cl::cat(kToolCategory));
+static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""), cl::cat(kToolCategory));
 
 namespace {
 
@@ -145,13 +145,15 @@ std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // Usage errors exit 2: fmha-run's 1 means "numerics failed".
-  if (!cl::ParseCommandLineOptions(argc, argv, "fmha-run: run a request and check it\n",
-                                   &llvm::errs()))
+  if (!parseToolCommandLine(argc, argv, "fmha-run: run a request and check it\n"))
     return 2;
   bool lanes = optTarget != "host";
   if (!mlir::fmha::lookupChip(optTarget))
     return fail(2, "--target must be " + mlir::fmha::expectedChipsText() +
                        ", not '" + optTarget + "'");
+  // "fp8": the chip's e4m3 flavour (FNUZ on gfx942; the host takes OCP).
+  optQType = chipDType(optQType, lanes && mlir::fmha::chipUsesFnuz(optTarget));
+  optKvType = chipDType(optKvType, lanes && mlir::fmha::chipUsesFnuz(optTarget));
   // A chip's default fp8 flavour, as fmha-compile picks it (FNUZ on gfx942).
   if (lanes && !optQType.getNumOccurrences())
     optQType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";

@@ -18,6 +18,14 @@ TEST(Problem, ParseNames) {
   EXPECT_EQ(parseDType("fp8_e5m2"), DType::F8E5M2);
   EXPECT_EQ(parseDType("F8E4M3FN"), DType::F8E4M3FN);
   EXPECT_EQ(parseDType("bfloat16"), DType::BF16);
+  // torch's names and the OCP short ones; bare e4m3 is OCP's e4m3fn.
+  EXPECT_EQ(parseDType("float8_e4m3fn"), DType::F8E4M3FN);
+  EXPECT_EQ(parseDType("float8_e4m3fnuz"), DType::F8E4M3FNUZ);
+  EXPECT_EQ(parseDType("float8_e5m2"), DType::F8E5M2);
+  EXPECT_EQ(parseDType("e4m3"), DType::F8E4M3FN);
+  EXPECT_EQ(parseDType("e5m2"), DType::F8E5M2);
+  EXPECT_FALSE(parseDType("fp8").has_value()); // chip-dependent: the tools
+  EXPECT_FALSE(parseDType("float8").has_value());
   EXPECT_FALSE(parseDType("f8").has_value());
   EXPECT_EQ(dtypeSize(DType::F32), 4u);
   EXPECT_EQ(dtypeSize(DType::F16), 2u);
