@@ -54,6 +54,16 @@ TEST(Compiler, BadInputIsADiagnostic) {
   EXPECT_NE(cr.diagnostic.find("convert-fmha-to-gpu"), std::string::npos) << cr.diagnostic;
 }
 
+TEST(Compiler, DefaultsCompileTogether) {
+  // Only the lengths set (a default Request has no sequences).
+  Request req;
+  req.qo_lens = {100};
+  req.kv_lens = {1500};
+  Result r = compile(req, Target{});
+  ASSERT_TRUE(r) << r.diagnostic;
+  EXPECT_NE(r.kernel->manifest.find("\"chip\": \"gfx950\""), std::string::npos);
+}
+
 TEST(Compiler, Formats) {
   Result isa = compile(small("gfx950"), on("gfx950", Format::Assembly));
   ASSERT_TRUE(isa) << isa.diagnostic;

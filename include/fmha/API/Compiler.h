@@ -38,7 +38,10 @@ enum class Format {
 };
 
 struct Target {
-  std::string chip = "gfx942"; ///< gfx942 | gfx950 | sm_90
+  /// gfx942 | gfx950 | sm_90. The default, gfx950, takes the default
+  /// Request's OCP fp8 (gfx942's MFMA takes FNUZ fp8 only): a Request with
+  /// only its lengths set compiles with a default Target.
+  std::string chip = "gfx950";
   Format format = Format::Binary;
   /// Folder whose llvm/bin/ld.lld links HSACO. Empty: the build tree's if
   /// it exists, else Debian's ld.lld through a private temporary folder.
