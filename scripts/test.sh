@@ -9,14 +9,25 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/lib/setup.sh"
 
+# Each group says when it starts and how long it took; lit prints every
+# test as it finishes ("PASS: FMHA :: name (k of N)") and the slowest ones
+# at the end (--time-tests).
+phase() { echo "== $1 (at ${SECONDS}s)"; }
+
+phase "packages"
 fmha_install_packages
+phase "configure"
 fmha_configure
+phase "build"
 fmha_build
 
-echo "== lit: check-fmha"
-ninja -C "$FMHA_BUILD_DIR" check-fmha
+phase "lit: check-fmha (every test as it finishes, the slowest at the end)"
+LIT_OPTS="${LIT_OPTS:---no-progress-bar --show-pass --time-tests}" \
+  ninja -C "$FMHA_BUILD_DIR" check-fmha
 
-echo "== unit tests (ctest)"
+phase "unit tests (ctest)"
 (cd "$FMHA_BUILD_DIR" && ctest --output-on-failure -j"$FMHA_JOBS")
 
+phase "embedding example"
 fmha_embed_example
+echo "== all passed in ${SECONDS}s"
