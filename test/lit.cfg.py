@@ -44,6 +44,14 @@ if fmha_toolkit_dir:
     config.available_features.add("ld.lld")
     config.substitutions.append(("%fmha_toolkit", fmha_toolkit_dir))
 
+# The dialect and pass plugin of the stock mlir-opt (built with libMLIR.so).
+fmha_plugin = os.path.join(config.fmha_obj_root, "lib", "libFmhaMLIRPlugin.so")
+stock_mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+if os.path.exists(fmha_plugin) and os.path.exists(stock_mlir_opt):
+    config.available_features.add("fmha-plugin")
+    config.substitutions.append(("%fmha_plugin", fmha_plugin))
+    config.substitutions.append(("%stock_mlir_opt", stock_mlir_opt))
+
 # NVIDIA's ptxas (fmha-compile --cubin): on this project's build machine, not in CI.
 import shutil
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
