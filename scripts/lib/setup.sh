@@ -49,8 +49,14 @@ fmha_embed_example() {
   cmake --install "$FMHA_BUILD_DIR" --prefix "$prefix" > "$FMHA_BUILD_DIR/install.log"
   echo "== examples/embed against the installed package"
   rm -rf "$ebuild"
+  # A CXX-only consumer with CMAKE_C_COMPILER set, as toolchain files do:
+  # the package config must not pull in MLIR's and LLVM's (their FindFFI C
+  # check fails there).
   cmake -G Ninja -S "$root/examples/embed" -B "$ebuild" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CXX_COMPILER=clang++-22 -DCMAKE_PREFIX_PATH="$prefix" > "$ebuild.log"
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCMAKE_PREFIX_PATH="$prefix" > "$ebuild.log"
+  grep "FmhaMLIR" "$ebuild.log" || true
+  echo "libFmhaMLIR.so: $(stat -c %s "$prefix/lib/libFmhaMLIR.so") bytes"
   ninja -C "$ebuild"
   mkdir -p "$out"
   "$ebuild/fmha-embed" "$out"
