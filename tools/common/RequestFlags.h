@@ -9,15 +9,14 @@
 #ifndef FMHA_TOOLS_COMMON_REQUESTFLAGS_H
 #define FMHA_TOOLS_COMMON_REQUESTFLAGS_H
 
+#include "ToolMain.h"
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
-#include "fmha/Version.h"
 
 #include <algorithm>
 #include <limits>
@@ -28,10 +27,6 @@ namespace fmha_tools {
 namespace cl = llvm::cl;
 namespace ref = ::fmha::ref;
 
-/// The tools' own options and the request flags, the only ones --help
-/// lists (LLVM's are under --help-hidden).
-inline cl::OptionCategory kToolCategory("Options");
-inline cl::OptionCategory kRequestCategory("Request options");
 
 inline cl::opt<int64_t> optBatch("batch", cl::desc("sequences (with --qo-len/--kv-len scalars)"), cl::cat(kRequestCategory), cl::init(2));
 inline cl::opt<std::string> optQoLen("qo-len", cl::desc("query rows per sequence: N or a comma list"), cl::cat(kRequestCategory), cl::init("100"));
@@ -141,26 +136,6 @@ inline std::string readRequest(ref::Request &r) {
   r.return_lse = optLse;
   r.seed = optSeed;
   return "";
-}
-
-/// Parses a tool's command line: --help lists only the tool's options and the
-/// request flags, --version names fmha-mlir's version; false on a usage
-/// error (the tools exit 2).
-inline bool parseToolCommandLine(int argc, char **argv, const char *overview) {
-  // LLVM's options stay reachable under --help-hidden.
-  for (auto &entry : cl::getRegisteredOptions()) {
-    cl::Option *o = entry.second;
-    if (!llvm::is_contained(o->Categories, &kToolCategory) &&
-        !llvm::is_contained(o->Categories, &kRequestCategory) &&
-        o->getOptionHiddenFlag() == cl::NotHidden && entry.first != "help" &&
-        entry.first != "version" && entry.first != "help-list")
-      o->setHiddenFlag(cl::Hidden);
-  }
-  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "fmha-mlir " << FMHA_VERSION << " (LLVM " << LLVM_VERSION_STRING
-       << ")\n";
-  });
-  return cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs());
 }
 
 /// A type flag's value, with "fp8" meaning the chip's e4m3 flavour

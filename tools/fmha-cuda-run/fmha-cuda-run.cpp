@@ -21,6 +21,7 @@
 // or usage, 3 no CUDA driver or device, or a CUDA call failed.
 //
 //===----------------------------------------------------------------------===//
+#include "fmha/Version.h"
 #include "../common/KernelManifest.h"
 
 #include "fmha/Reference/Compare.h"
@@ -103,6 +104,10 @@ std::string parseArgs(int argc, char **argv, bool &help) {
     if (a == "-h" || a == "--help" || a == "-help") {
       help = true;
       return "";
+    }
+    if (a == "--version") {
+      std::printf("fmha-mlir %s (fmha-cuda-run)\n", FMHA_VERSION);
+      std::exit(0);
     }
     if (a.size() > 1 && a[0] == '-') {
       // --name VALUE or --name=VALUE.

@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Version.h"
+#include "llvm/Config/llvm-config.h"
 #include "fmha/Target/ToolkitConfig.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -107,6 +109,9 @@ static FailureOr<SmallVector<char>> compile(StringRef path) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "fmha-mlir " << FMHA_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
+  });
   // Usage errors exit 2 (cl's default, 1, means "fail" elsewhere).
   if (!cl::ParseCommandLineOptions(
           argc, argv, "Print the JSON kernel manifest of an AMDGPU code object\n",

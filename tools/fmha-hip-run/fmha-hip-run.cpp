@@ -18,7 +18,9 @@
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
 
+#include "fmha/Version.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/CommandLine.h"
@@ -224,6 +226,9 @@ std::string resolveHip(void *lib, Hip &h) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "fmha-mlir " << FMHA_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
+  });
   // Usage errors exit 2 (cl's default, 1, means "fail" here).
   if (!cl::ParseCommandLineOptions(
           argc, argv,

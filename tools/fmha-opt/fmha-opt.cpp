@@ -6,15 +6,21 @@
 #include "fmha/Target/AMDGPU.h"
 #include "fmha/Target/NVVM.h"
 #include "fmha/Transforms/Passes.h"
+#include "fmha/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
 int main(int argc, char **argv) {
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "fmha-mlir " << FMHA_VERSION << "\n";
+  });
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   // Translations and ConvertToLLVM interfaces, so gpu-module-to-binary runs.
