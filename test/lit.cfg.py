@@ -14,6 +14,7 @@ config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.p
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fmha_src_root", config.fmha_src_root))
+config.substitutions.append(("%fmha_obj_root", config.fmha_obj_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -1,0 +1,175 @@
+//===- CAPI.cpp - fmha-mlir's C interface ---------------------------------===//
+#include "fmha/API/CAPI.h"
+#include "fmha/API/Compiler.h"
+#include "fmha/Version.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+struct fmha_kernel {
+  fmha::api::Kernel kernel;
+};
+
+namespace {
+namespace ref = ::fmha::ref;
+
+char *dup(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (p)
+    std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+/// The request of a JSON object; "" or the first problem.
+std::string readRequest(const llvm::json::Object &o, ref::Request &r) {
+  auto lens = [&](const char *key, std::vector<int64_t> &out) -> std::string {
+    const llvm::json::Array *a = o.getArray(key);
+    if (!a)
+      return std::string("\"") + key + "\" must be an array of integers";
+    for (const llvm::json::Value &v : *a) {
+      std::optional<int64_t> i = v.getAsInteger();
+      if (!i)
+        return std::string("\"") + key + "\" must be an array of integers";
+      out.push_back(*i);
+    }
+    return "";
+  };
+  if (std::string e = lens("qo_lens", r.qo_lens); !e.empty())
+    return e;
+  if (std::string e = lens("kv_lens", r.kv_lens); !e.empty())
+    return e;
+  for (auto [key, field] :
+       {std::pair<const char *, int64_t *>{"num_qo_heads", &r.num_qo_heads},
+        {"num_kv_heads", &r.num_kv_heads}, {"head_dim", &r.head_dim},
+        {"head_dim_v", &r.head_dim_v}, {"page_size", &r.page_size}})
+    if (const llvm::json::Value *v = o.get(key)) {
+      std::optional<int64_t> i = v->getAsInteger();
+      if (!i)
+        return std::string("\"") + key + "\" must be an integer";
+      *field = *i;
+    }
+  auto str = [&](const char *key) -> std::optional<std::string> {
+    if (std::optional<llvm::StringRef> s = o.getString(key))
+      return s->str();
+    return std::nullopt;
+  };
+  auto bad = [](const char *key, const std::string &v) {
+    return std::string("\"") + key + "\": unknown value '" + v + "'";
+  };
+  if (auto s = str("page_table")) {
+    if (*s == "csr")
+      r.table = ref::TableForm::CSR;
+    else if (*s == "block_table" || *s == "block")
+      r.table = ref::TableForm::Block;
+    else
+      return bad("page_table", *s);
+  }
+  if (auto s = str("kv_layout")) {
+    if (*s == "nhd")
+      r.layout = ref::KVLayout::NHD;
+    else if (*s == "hnd")
+      r.layout = ref::KVLayout::HND;
+    else
+      return bad("kv_layout", *s);
+  }
+  if (auto s = str("quant")) {
+    std::optional<ref::QuantMode> q = ref::parseQuantMode(*s);
+    if (!q)
+      return bad("quant", *s);
+    r.quant = *q;
+  }
+  if (auto s = str("mask")) {
+    std::optional<ref::Mask> m = ref::parseMask(*s);
+    if (!m)
+      return bad("mask", *s);
+    r.mask = *m;
+  }
+  for (auto [key, field] : {std::pair<const char *, ref::DType *>{"q_dtype", &r.q_dtype},
+                            {"kv_dtype", &r.kv_dtype}, {"out_dtype", &r.out_dtype}})
+    if (auto s = str(key)) {
+      std::optional<ref::DType> t = ref::parseDType(*s);
+      if (!t)
+        return bad(key, *s);
+      *field = *t;
+    }
+  for (auto [key, field] : {std::pair<const char *, double *>{"sm_scale", &r.sm_scale},
+                            {"soft_cap", &r.soft_cap}})
+    if (const llvm::json::Value *v = o.get(key)) {
+      std::optional<double> d = v->getAsNumber();
+      if (!d)
+        return std::string("\"") + key + "\" must be a number";
+      *field = *d;
+    }
+  if (const llvm::json::Value *v = o.get("lse")) {
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b)
+      return "\"lse\" must be true or false";
+    r.return_lse = *b;
+  }
+  return "";
+}
+} // namespace
+
+extern "C" {
+
+const char *fmha_version(void) { return FMHA_VERSION; }
+
+int fmha_compile(const char *request_json, const char *chip, const char *format,
+                 fmha_kernel **out, char **diagnostic) {
+  if (out)
+    *out = nullptr;
+  if (diagnostic)
+    *diagnostic = nullptr;
+  auto fail = [&](int code, const std::string &msg) {
+    if (diagnostic)
+      *diagnostic = dup(msg);
+    return code;
+  };
+  if (!request_json || !chip || !format || !out)
+    return fail(2, "fmha_compile: request, chip, format and out must be given");
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(request_json);
+  if (!v)
+    return fail(2, "invalid request JSON: " + llvm::toString(v.takeError()));
+  const llvm::json::Object *o = v->getAsObject();
+  if (!o)
+    return fail(2, "invalid request JSON: not an object");
+  fmha::api::Request req;
+  if (std::string err = readRequest(*o, req); !err.empty())
+    return fail(2, "invalid request: " + err);
+  fmha::api::Target target;
+  target.chip = chip;
+  std::string f = format;
+  if (f == "bin")
+    target.format = fmha::api::Format::Binary;
+  else if (f == "isa")
+    target.format = fmha::api::Format::Assembly;
+  else if (f == "llvm")
+    target.format = fmha::api::Format::LLVMIR;
+  else if (f == "mlir")
+    target.format = fmha::api::Format::MLIR;
+  else
+    return fail(2, "format must be bin, isa, llvm or mlir, not '" + f + "'");
+  fmha::api::Result r = fmha::api::compile(req, target);
+  if (!r)
+    return fail(r.badInput ? 2 : 3, r.diagnostic);
+  *out = new fmha_kernel{std::move(*r.kernel)};
+  return 0;
+}
+
+const char *fmha_kernel_binary(const fmha_kernel *k, size_t *size) {
+  if (size)
+    *size = k ? k->kernel.binary.size() : 0;
+  return k ? k->kernel.binary.data() : nullptr;
+}
+
+const char *fmha_kernel_manifest(const fmha_kernel *k) {
+  return k ? k->kernel.manifest.c_str() : nullptr;
+}
+
+void fmha_kernel_free(fmha_kernel *k) { delete k; }
+void fmha_free(char *text) { std::free(text); }
+
+} // extern "C"

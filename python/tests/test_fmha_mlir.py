@@ -1,0 +1,91 @@
+"""Tests of the fmha_mlir package on this machine (no GPU): compiles
+through libFmhaMLIR.so's C interface and checks the kernels against
+fmha-compile's (byte for byte) and the manifest's ABI."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import fmha_mlir
+
+FMHA_COMPILE = os.environ.get("FMHA_COMPILE", "fmha-compile")
+REQ = {"qo_lens": [100, 7], "kv_lens": [1500, 64]}
+
+
+class CompileTest(unittest.TestCase):
+    def test_version(self):
+        self.assertRegex(fmha_mlir.version(), r"^\d+\.\d+\.\d+$")
+
+    def test_sm90_ptx_and_manifest(self):
+        k = fmha_mlir.compile(REQ, chip="sm_90")
+        self.assertIn(b".entry fmha_batch_prefill_kernel", k.binary)
+        self.assertEqual(k.manifest["chip"], "sm_90")
+        self.assertEqual(k.manifest["request"]["qo_lens"], [100, 7])
+        names = [a["name"] for a in k.manifest["args"]]
+        self.assertEqual(names[0], "q")
+        self.assertIn("out", names)
+
+    def test_gfx942_takes_fnuz(self):
+        req = dict(REQ, q_dtype="f8E4M3FNUZ", kv_dtype="f8E4M3FNUZ")
+        k = fmha_mlir.compile(req, chip="gfx942")
+        self.assertEqual(k.binary[:4], b"\x7fELF")
+        self.assertEqual(k.manifest["target"], "amdgcn-amd-amdhsa--gfx942")
+
+    def test_same_bytes_as_fmha_compile(self):
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([FMHA_COMPILE, "--chip", "sm_90", "--qo-len", "100,7",
+                            "--kv-len", "1500,64", "--q-dtype", "f8E4M3FN",
+                            "--kv-dtype", "f8E4M3FN", "--lse", "-o", os.path.join(d, "k")],
+                           check=True)
+            with open(os.path.join(d, "k.ptx"), "rb") as f:
+                ptx = f.read()
+        self.assertEqual(fmha_mlir.compile(REQ, chip="sm_90").binary, ptx)
+
+    def test_unsupported_raises_not_implemented(self):
+        with self.assertRaises(NotImplementedError) as e:
+            fmha_mlir.compile(dict(REQ, soft_cap=30.0), chip="sm_90")
+        self.assertIn("convert-fmha-to-gpu", str(e.exception))
+        with self.assertRaises(ValueError):
+            fmha_mlir.compile(dict(REQ, num_kv_heads=5), chip="sm_90")
+        with self.assertRaises(fmha_mlir.UnsupportedRequest) as e:
+            fmha_mlir.compile(dict(REQ, q_dtype="f8E4M3FN"), chip="gfx942")
+        self.assertIn("FNUZ", str(e.exception))
+        with self.assertRaises(fmha_mlir.UnsupportedRequest):
+            fmha_mlir.compile({"qo_lens": [1]}, chip="sm_90")
+        with self.assertRaises(fmha_mlir.UnsupportedRequest):
+            fmha_mlir.compile(REQ, chip="sm_80")
+
+    def test_text_formats(self):
+        k = fmha_mlir.compile(REQ, chip="gfx950", format="isa")
+        self.assertIn(b"v_mfma_f32_32x32x64_f8f6f4", k.binary)
+        self.assertIsNone(k.manifest)
+
+
+class CacheTest(unittest.TestCase):
+    def test_lengths_do_not_recompile(self):
+        cache = fmha_mlir.KernelCache()
+        a = cache.get(REQ, chip="sm_90")
+        b = cache.get({"qo_lens": [3, 4, 5], "kv_lens": [9, 99, 999]}, chip="sm_90")
+        c = cache.get(dict(REQ, page_size=16), chip="sm_90")
+        self.assertIs(a, b)
+        self.assertIsNot(a, c)
+        self.assertEqual(cache.compiles, 2)
+        self.assertNotEqual(a.binary, c.binary)
+
+    def test_prebuilt_directory(self):
+        with tempfile.TemporaryDirectory() as d:
+            for page in (16, 1024):
+                subprocess.run([FMHA_COMPILE, "--chip", "sm_90", "--qo-len", "5",
+                                "--kv-len", "50", "--page-size", str(page), "--lse",
+                                "-o", os.path.join(d, f"p{page}")], check=True)
+            kernels = fmha_mlir.load_prebuilt(d)
+        self.assertEqual(len(kernels), 2)
+        key = fmha_mlir.static_key(dict(REQ, page_size=16), "sm_90")
+        self.assertIn(key, kernels)
+        self.assertEqual(kernels[key].binary,
+                         fmha_mlir.compile(dict(REQ, page_size=16), chip="sm_90").binary)
+
+
+if __name__ == "__main__":
+    unittest.main()
