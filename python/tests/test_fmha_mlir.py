@@ -87,5 +87,22 @@ class CacheTest(unittest.TestCase):
                          fmha_mlir.compile(dict(REQ, page_size=16), chip="sm_90").binary)
 
 
+class LaunchAbiTest(unittest.TestCase):
+    """The CUDA launcher's reading of the manifest's ABI (no GPU needed)."""
+
+    def test_operand_parts_follow_the_manifest(self):
+        import fmha_mlir.cuda as cuda
+        k = fmha_mlir.compile(REQ, chip="sm_90")
+        parts = cuda.operand_parts(k.manifest)
+        self.assertEqual(len(parts), len(k.manifest["args"]))
+        self.assertEqual(parts[0][:3], ("q", "pointer", 0))
+        self.assertEqual(parts[1][:3], ("q", "dim", 0))
+        self.assertIn(("k_descale", "offset", 0), [p[:3] for p in parts])
+        self.assertIn(("k_descale", "stride", 1), [p[:3] for p in parts])
+        self.assertEqual(parts[-1][0], "lse")
+        with self.assertRaises(ValueError):
+            cuda.operand_parts({"args": [{"name": "Q-bad"}]})
+
+
 if __name__ == "__main__":
     unittest.main()
