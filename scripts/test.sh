@@ -22,7 +22,7 @@ phase "build"
 fmha_build
 
 phase "lit: check-fmha (every test as it finishes, the slowest at the end)"
-LIT_OPTS="${LIT_OPTS:---no-progress-bar --show-pass --time-tests}" \
+LIT_OPTS="${LIT_OPTS:---no-progress-bar --print-result-after=all --time-tests}" \
   ninja -C "$FMHA_BUILD_DIR" check-fmha
 
 phase "unit tests (ctest)"
