@@ -87,6 +87,29 @@ class CacheTest(unittest.TestCase):
                          fmha_mlir.compile(dict(REQ, page_size=16), chip="sm_90").binary)
 
 
+class WrapperTest(unittest.TestCase):
+    """The FlashInfer-style wrapper's plan (no GPU: launch=False)."""
+
+    def test_plan_derives_the_request_and_finds_the_kernel(self):
+        import fmha_mlir.wrappers as wr
+        w = wr.BatchPrefillWithPagedKVCacheWrapper(chip="sm_90")
+        # Two sequences: 100 queries over 2 pages (1024 + 476 keys), 7 over
+        # one page of 64 keys.
+        w.plan([0, 100, 107], [0, 2, 3], [5, 1, 2], [476, 64], 32, 8, 128, 1024,
+               causal=True, launch=False)
+        self.assertEqual(w.request["qo_lens"], [100, 7])
+        self.assertEqual(w.request["kv_lens"], [1500, 64])
+        self.assertEqual(w.request["mask"], "causal")
+        self.assertEqual(w.kernel.binary, fmha_mlir.compile(REQ, chip="sm_90").binary)
+        w.plan([0, 5], [0, 1], [0], [9], 32, 8, 128, 1024, window_left=16, launch=False)
+        self.assertEqual(w.request["mask"], "window:16,0")
+        self.assertEqual(w.cache.compiles, 2)
+        with self.assertRaises(ValueError):
+            w.plan([0, 5], [0, 1, 2], [0], [9], 32, 8, 128, 1024, launch=False)
+        with self.assertRaises(NotImplementedError):
+            w.plan([0, 5], [0, 1], [0], [9], 32, 8, 128, 1024, q_dtype="int8", launch=False)
+
+
 class LaunchAbiTest(unittest.TestCase):
     """The CUDA launcher's reading of the manifest's ABI (no GPU needed)."""
 
