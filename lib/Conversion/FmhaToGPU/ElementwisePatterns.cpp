@@ -20,14 +20,6 @@ using namespace mlir::fmha;
 
 namespace {
 
-bool is1D(Value v) {
-  auto t = dyn_cast<VectorType>(v.getType());
-  return t && t.getRank() == 1;
-}
-bool is2D(Value v) {
-  auto t = dyn_cast<VectorType>(v.getType());
-  return t && t.getRank() == 2;
-}
 bool isKind(const LaneContext &lc, Value v, FormKind k) {
   const ValueForm *f = lc.forms.lookup(v);
   return f && f->kind == k;
@@ -93,7 +85,7 @@ struct BroadcastPattern : LanePattern<vector::BroadcastOp> {
     LaneValues in = lc.unpack(src, a.getSource());
     if (f->kind == FormKind::Affine) {
       out.aff = in.aff;
-    } else if (is1D(src)) {
+    } else if (isVector1D(src)) {
       out.parts = in.col;
     } else { // a row broadcast [BM x 1] -> [BM x N]
       Value v = lc.rowsToAcc(b, in.parts);
@@ -143,7 +135,7 @@ struct ElementwisePattern : public ConversionPattern {
     VectorType i32v = VectorType::get({acc}, b.getI32Type());
     LaneValues out;
     Value res = op->getResult(0);
-    if (is2D(res)) {
+    if (isVector2D(res)) {
       if (f->kind == FormKind::Affine) { // base + splat stays symbolic
         int i = isKind(lc, op->getOperand(0), FormKind::Affine) ? 0 : 1;
         out.aff = arith::AddIOp::create(
@@ -219,7 +211,7 @@ struct ElementwisePattern : public ConversionPattern {
       SmallVector<SmallVector<Value>> parts;
       int64_t atoms = -1;
       for (unsigned i = 0; i < op->getNumOperands(); ++i) {
-        if (!is2D(op->getOperand(i))) {
+        if (!isVector2D(op->getOperand(i))) {
           parts.push_back({});
           continue;
         }
@@ -229,7 +221,7 @@ struct ElementwisePattern : public ConversionPattern {
       for (int64_t j = 0; j < atoms; ++j) {
         SmallVector<Value> ops;
         for (unsigned i = 0; i < op->getNumOperands(); ++i)
-          ops.push_back(is2D(op->getOperand(i)) ? parts[i][j] : operands[i][0]);
+          ops.push_back(isVector2D(op->getOperand(i)) ? parts[i][j] : operands[i][0]);
         out.parts.push_back(build(ops, acc));
       }
       replace(rw, lc, op, out);
@@ -248,19 +240,19 @@ struct ElementwisePattern : public ConversionPattern {
       for (int64_t s = 0; s < lc.layout.slots(); ++s) {
         SmallVector<Value> ops;
         for (unsigned i = 0; i < op->getNumOperands(); ++i)
-          ops.push_back(is1D(op->getOperand(i)) ? in(i).row[s] : operands[i][0]);
+          ops.push_back(isVector1D(op->getOperand(i)) ? in(i).row[s] : operands[i][0]);
         out.row.push_back(build(ops, std::nullopt));
       }
     if (f->col) {
       SmallVector<SmallVector<Value>> cols;
       for (unsigned i = 0; i < op->getNumOperands(); ++i)
-        cols.push_back(is1D(op->getOperand(i))
+        cols.push_back(isVector1D(op->getOperand(i))
                            ? lc.colsOf(b, op->getOperand(i), in(i))
                            : SmallVector<Value>{});
       for (int64_t j = 0; j < f->atoms; ++j) {
         SmallVector<Value> ops;
         for (unsigned i = 0; i < op->getNumOperands(); ++i)
-          ops.push_back(is1D(op->getOperand(i)) ? cols[i][j] : operands[i][0]);
+          ops.push_back(isVector1D(op->getOperand(i)) ? cols[i][j] : operands[i][0]);
         out.col.push_back(build(ops, acc));
       }
     }

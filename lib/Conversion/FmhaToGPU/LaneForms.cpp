@@ -12,14 +12,6 @@ using namespace mlir;
 using namespace mlir::fmha;
 
 namespace {
-bool is1D(Value v) {
-  auto t = dyn_cast<VectorType>(v.getType());
-  return t && t.getRank() == 1;
-}
-bool is2D(Value v) {
-  auto t = dyn_cast<VectorType>(v.getType());
-  return t && t.getRank() == 2;
-}
 Type laneElem(Type t) {
   return t.isIndex() ? IntegerType::get(t.getContext(), 32) : t;
 }
@@ -145,7 +137,7 @@ LogicalResult LaneForms::visit(Operation *op) {
   }
   if (auto x = dyn_cast<StoreRowsOp>(op)) {
     Value v = x.getValue();
-    if (is1D(v)) {
+    if (isVector1D(v)) {
       if (!has(v) || !forms[v].row)
         return fail("1-d store of a vector without row form");
       return success();
@@ -270,9 +262,9 @@ LogicalResult LaneForms::visit(Operation *op) {
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     if (!isa<SplatElementsAttr>(c.getValue()))
       return fail("only splat vector constants are supported");
-    ValueForm f{is2D(c) ? FormKind::Acc : FormKind::Vec};
+    ValueForm f{isVector2D(c) ? FormKind::Acc : FormKind::Vec};
     f.atoms = atomsOf(c);
-    f.row = f.col = !is2D(c);
+    f.row = f.col = !isVector2D(c);
     return set(c, f);
   }
   if (auto x = dyn_cast<vector::BroadcastOp>(op)) {
@@ -288,7 +280,7 @@ LogicalResult LaneForms::visit(Operation *op) {
       return set(x, f);
     }
     const ValueForm *s = lookup(src);
-    if (is1D(src) && t.getRank() == 2) {
+    if (isVector1D(src) && t.getRank() == 2) {
       if (s && s->aff && !s->col) {
         f.kind = FormKind::Affine;
         return set(x, f);
@@ -297,7 +289,7 @@ LogicalResult LaneForms::visit(Operation *op) {
         return fail("broadcast of a vector that has no column form");
       return set(x, f);
     }
-    if (is2D(src) && s && s->kind == FormKind::RowBcast)
+    if (isVector2D(src) && s && s->kind == FormKind::RowBcast)
       return set(x, f);
     return fail("unsupported broadcast");
   }
@@ -320,7 +312,7 @@ LogicalResult LaneForms::visit(Operation *op) {
     const ValueForm *s = lookup(x.getOperand());
     if (!s)
       return fail("operand was not lowered");
-    if (is2D(x)) {
+    if (isVector2D(x)) {
       if (s->kind != FormKind::Acc)
         return fail("exp2 of a tile that is not in accumulator layout");
       return set(x, *s);
@@ -360,7 +352,7 @@ LogicalResult LaneForms::visit(Operation *op) {
   }
   if (auto x = dyn_cast<arith::TruncFOp>(op)) {
     Type elem = getElementTypeOrSelf(x.getType());
-    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8 && is2D(x.getIn())) {
+    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8 && isVector2D(x.getIn())) {
       bool onlyMma = llvm::all_of(x->getUsers(), [&](Operation *u) {
         auto m = dyn_cast<TileMmaOp>(u);
         return m && m.getLhs() == x.getResult();
@@ -393,7 +385,7 @@ LogicalResult LaneForms::visitElementwise(Operation *op) {
   ValueForm out;
   out.elem = laneElem(getElementTypeOrSelf(res.getType()));
   out.atoms = cast<VectorType>(res.getType()).getShape().back() / layout->atomN;
-  if (is2D(res)) {
+  if (isVector2D(res)) {
     if (isa<arith::AddIOp>(op))
       for (int i = 0; i < 2; ++i)
         if (isKind(op->getOperand(i), FormKind::Affine) &&
@@ -431,7 +423,7 @@ LogicalResult LaneForms::visitElementwise(Operation *op) {
     }
     if (auto sel = dyn_cast<arith::SelectOp>(op)) {
       Value c = sel.getCondition();
-      if (is2D(c) && isKind(c, FormKind::Mask) && formOf(sel.getTrueValue()) &&
+      if (isVector2D(c) && isKind(c, FormKind::Mask) && formOf(sel.getTrueValue()) &&
           formOf(sel.getFalseValue())) {
         out.kind = FormKind::Acc;
         forms[res] = out;
@@ -439,7 +431,7 @@ LogicalResult LaneForms::visitElementwise(Operation *op) {
       }
     }
     for (Value o : op->getOperands()) {
-      if (!is2D(o))
+      if (!isVector2D(o))
         continue;
       const ValueForm *f = formOf(o);
       if (!f || (f->kind != FormKind::Acc && f->kind != FormKind::Affine &&
@@ -459,7 +451,7 @@ LogicalResult LaneForms::visitElementwise(Operation *op) {
     }
   bool allRow = true, allCol = !out.aff;
   for (Value o : op->getOperands()) {
-    if (!is1D(o))
+    if (!isVector1D(o))
       continue;
     const ValueForm *f = formOf(o);
     allRow &= f && f->row;
@@ -480,17 +472,17 @@ LogicalResult LaneForms::visitFor(Operation *op) {
     ValueForm c;
     c.elem = laneElem(getElementTypeOrSelf(v.getType()));
     c.atoms = cast<VectorType>(v.getType()).getShape().back() / layout->atomN;
-    c.kind = is1D(v) ? FormKind::Vec : FormKind::Acc;
-    c.row = is1D(v);
+    c.kind = isVector1D(v) ? FormKind::Vec : FormKind::Acc;
+    c.row = isVector1D(v);
     return c;
   };
   for (Value init : f.getInitArgs()) {
     if (!isa<VectorType>(init.getType()))
       continue;
     const ValueForm *i = lookup(init);
-    if (is1D(init) && (!i || !i->row))
+    if (isVector1D(init) && (!i || !i->row))
       return fail("carried 1-d vector has no row form");
-    if (is2D(init) && (!i || i->kind != FormKind::Acc))
+    if (isVector2D(init) && (!i || i->kind != FormKind::Acc))
       return fail("carried tile is not in accumulator layout");
   }
   for (auto [arg, res] : llvm::zip(f.getRegionIterArgs(), f.getResults()))
@@ -506,15 +498,15 @@ LogicalResult LaneForms::visitFor(Operation *op) {
     if (!isa<VectorType>(v.getType()))
       continue;
     const ValueForm *y = lookup(v);
-    if (is1D(v) && (!y || !y->row))
+    if (isVector1D(v) && (!y || !y->row))
       return fail("yielded 1-d vector has no row form");
-    if (is2D(v) && (!y || y->kind != FormKind::Acc))
+    if (isVector2D(v) && (!y || y->kind != FormKind::Acc))
       return fail("yielded tile is not in accumulator layout");
-    if (is1D(v) && !isSplat(v) && (y->col || y->aff))
+    if (isVector1D(v) && !isSplat(v) && (y->col || y->aff))
       return fail("a yielded 1-d vector must have its row form only");
   }
   for (Value init : f.getInitArgs())
-    if (is1D(init) && !isSplat(init) && (forms[init].col || forms[init].aff))
+    if (isVector1D(init) && !isSplat(init) && (forms[init].col || forms[init].aff))
       return fail("a carried 1-d vector must have its row form only");
   return success();
 }
@@ -523,7 +515,7 @@ void LaneForms::pruneSplats(gpu::GPUFuncOp kernel) {
   // A 1-d splat takes the forms its users need (and the loop that carries
   // it, its row form only).
   kernel.walk([&](Operation *op) {
-    if (op->getNumResults() != 1 || !is1D(op->getResult(0)) ||
+    if (op->getNumResults() != 1 || !isVector1D(op->getResult(0)) ||
         !isSplat(op->getResult(0)))
       return;
     Value v = op->getResult(0);

@@ -146,14 +146,22 @@ struct MemRefViewPattern : public ConversionPattern {
 
 } // namespace
 
-LogicalResult mlir::fmha::verifyKernelTiles(gpu::GPUFuncOp kernel,
-                                            const TargetInfo &ti,
-                                            ConfigAttr cfg) {
+namespace {
+/// The lane layout of the kernel's MMA for its K/V type.
+FailureOr<LaneLayout> kernelLayout(gpu::GPUFuncOp kernel, const TargetInfo &ti,
+                                   ConfigAttr cfg) {
   Type kvElem;
   kernel.walk([&](GatherKVOp g) { kvElem = g.getTile().getType().getElementType(); });
   if (!kvElem)
     return kernel.emitOpError("convert-fmha-to-gpu: kernel has no KV gather");
-  FailureOr<LaneLayout> layout = LaneLayout::get(ti, cfg, kvElem, kernel);
+  return LaneLayout::get(ti, cfg, kvElem, kernel);
+}
+} // namespace
+
+LogicalResult mlir::fmha::verifyKernelTiles(gpu::GPUFuncOp kernel,
+                                            const TargetInfo &ti,
+                                            ConfigAttr cfg) {
+  FailureOr<LaneLayout> layout = kernelLayout(kernel, ti, cfg);
   if (failed(layout))
     return failure();
   LaneForms forms;
@@ -164,11 +172,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
                                            const TargetInfo &ti,
                                            ConfigAttr cfg) {
   // 1. Layout and forms: every error before any rewrite.
-  Type kvElem;
-  kernel.walk([&](GatherKVOp g) { kvElem = g.getTile().getType().getElementType(); });
-  if (!kvElem)
-    return kernel.emitOpError("convert-fmha-to-gpu: kernel has no KV gather");
-  FailureOr<LaneLayout> layout = LaneLayout::get(ti, cfg, kvElem, kernel);
+  FailureOr<LaneLayout> layout = kernelLayout(kernel, ti, cfg);
   if (failed(layout))
     return failure();
   splitLoopSplats(kernel);

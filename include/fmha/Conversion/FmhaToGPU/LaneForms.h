@@ -41,6 +41,17 @@
 namespace mlir {
 namespace fmha {
 
+/// Whether `v` is a vector of rank 1 (a row or column vector of the tiled
+/// form) or 2 (a tile).
+inline bool isVector1D(Value v) {
+  auto t = dyn_cast<VectorType>(v.getType());
+  return t && t.getRank() == 1;
+}
+inline bool isVector2D(Value v) {
+  auto t = dyn_cast<VectorType>(v.getType());
+  return t && t.getRank() == 2;
+}
+
 enum class FormKind { Acc, P, RowBcast, QOperand, KV, Affine, Mask, Vec, TokenIds };
 
 struct ValueForm {
