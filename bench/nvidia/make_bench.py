@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiles the H200 benchmark kernels (issue 7 item 4).
 
-Usage: make_bench.py --fmha-compile PATH --out DIR
+Usage: make_bench.py --fmha-compile PATH --out DIR [--chip sm_90|sm_90a]
 
 fp8 kv_blockscale (f8E4M3FN), Hq/Hkv 32/8, D 128, CSR/NHD, bf16 out, B 4
 sequences of Sq 512 new tokens over Sk in {1k, 2k, 4k, 8k, 16k} cached tokens,
@@ -19,13 +19,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fmha-compile", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--chip", default="sm_90", choices=["sm_90", "sm_90a"])
+    ap.add_argument("--pages", default="16,64,1024")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rows = []
-    for page, mask, sk in itertools.product([16, 64, 1024], ["causal", "none"],
+    pages = [int(p) for p in a.pages.split(",")]
+    for page, mask, sk in itertools.product(pages, ["causal", "none"],
                                             [1024, 2048, 4096, 8192, 16384]):
         name = f"b-p{page}-{mask}-sk{sk}"
-        flags = ["--chip", "sm_90", "--page-size", str(page), "--quant", "kv_blockscale",
+        flags = ["--chip", a.chip, "--page-size", str(page), "--quant", "kv_blockscale",
                  "--mask", mask, "--heads", "32/8", "--head-dim", "128", "--batch", "4",
                  "--qo-len", "512", "--kv-len", str(sk), "--seed", "3"]
         r = subprocess.run([a.fmha_compile, "-o", os.path.join(a.out, name)] + flags,

@@ -2,7 +2,7 @@
 """Compiles the H200 numerics matrix (issues 7 and 12): one PTX kernel + manifest per case.
 
 Usage: make_matrix.py --fmha-compile PATH --out DIR [--sets main,short,spread]
-                      [--quick] [--jobs N] [--list]
+                      [--chip sm_90|sm_90a] [--quick] [--jobs N] [--list]
 
 Three sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
 docs/REGIMES.md, bench/regimes.py):
@@ -50,7 +50,11 @@ LENS = {
 }
 MAIN_PAGES = [1, 8, 16, 32, 48, 64, 96, 128, 1024]
 REGIME_PAGES = [1, 8, 16, 32, 48, 64, 96, 128, 192, 1024]
-BLOCK_N = 64  # sm_90's BlockN (SelectConfig.cpp)
+# The chip's BlockN (lib/Support/Chips.cpp): the short set's lengths sit one
+# below and one above a tile. --chip sets both.
+BLOCK_NS = {"sm_90": 64, "sm_90a": 128}
+CHIP = "sm_90"
+BLOCK_N = BLOCK_NS[CHIP]
 VARIANTS = [("csr", "nhd", "causal"), ("block", "hnd", "window:16,4"), ("csr", "hnd", "none")]
 
 
@@ -66,7 +70,7 @@ def short_lens(page):
 
 
 def flags_of(page, table, layout, quant, mask, heads, qo, kv, extra=()):
-    return ["--chip", "sm_90", "--page-size", str(page), "--table", table, "--layout", layout,
+    return ["--chip", CHIP, "--page-size", str(page), "--table", table, "--layout", layout,
             "--quant", quant, "--mask", mask, "--heads", heads, "--qo-len", qo, "--kv-len", kv,
             "--head-dim", "128", "--seed", "7"] + list(extra)
 
@@ -123,9 +127,13 @@ def main():
                     help="comma list of main, short, spread (default: all)")
     ap.add_argument("--quick", action="store_true",
                     help="main: one case per page size; short and spread: causal kv_blockscale only")
+    ap.add_argument("--chip", default="sm_90", choices=sorted(BLOCK_NS),
+                    help="sm_90 (mma.sync) or sm_90a (wgmma); default sm_90")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--list", action="store_true", help="print NAME<TAB>flags, compile nothing")
     a = ap.parse_args()
+    global CHIP, BLOCK_N
+    CHIP, BLOCK_N = a.chip, BLOCK_NS[a.chip]
     sets = set(a.sets.split(","))
     if not sets <= {"main", "short", "spread"}:
         ap.error("--sets takes main, short, spread")

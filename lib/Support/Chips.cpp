@@ -5,7 +5,11 @@
 // gfx950 (CDNA4, MI355): v_mfma_f32_32x32x64_f8f6f4 (OCP fp8) and, for small
 //   pages, v_mfma_f32_32x32x16_fp8_fp8; v_mfma_f32_32x32x16_bf16; 160 KiB LDS.
 // sm_90 (Hopper): mma.sync m16n8k32 e4m3/e5m2, m16n8k16 bf16; 48 KiB static
-//   shared memory per block, 228 KiB per SM.
+//   shared memory per block, 228 KiB per SM. PTX for sm_90 also runs on later
+//   NVIDIA parts (the driver JITs it).
+// sm_90a (H100 / H200 only): the same SM with wgmma; one warpgroup (4 warps)
+//   issues wgmma.m64nNk32 e4m3 with the B operand in shared memory, BlockN
+//   128 (S = 64 and O = 64 f32 registers per thread at D 128).
 // CDNA2/3/4 wave64: VGPRs and AGPRs share one 512-entry file per lane and
 // SIMD, allocated in granules of 8, at most 8 waves per SIMD.
 //
@@ -24,16 +28,20 @@ const ChipInfo kChips[] = {
      /*blockM=*/128, /*blockNFp8=*/128, /*blockN16=*/64,
      /*fp8Mma=*/{{32, 32, 16}, {}}, /*mma16=*/{32, 32, 8}, Fp8Family::FnuzOnly,
      /*ldsBytesPerWorkgroup=*/65536, /*ldsBytesPerCu=*/65536,
-     /*simdsPerCu=*/4, kCdnaWave64, "amdgcn-amd-amdhsa", ""},
+     /*simdsPerCu=*/4, kCdnaWave64, "amdgcn-amd-amdhsa", "",
+     /*warpgroupMma=*/false},
     {"gfx950", ChipVendor::AMDGPU, 64, 4, 128, 128, 64,
      {{32, 32, 64}, {32, 32, 16}}, {32, 32, 16}, Fp8Family::OcpOnly,
-     163840, 163840, 4, kCdnaWave64, "amdgcn-amd-amdhsa", ""},
+     163840, 163840, 4, kCdnaWave64, "amdgcn-amd-amdhsa", "", false},
     {"sm_90", ChipVendor::NVIDIA, 32, 4, 64, 64, 64, {{16, 8, 32}, {}},
      {16, 8, 16}, Fp8Family::OcpOnly, 48 * 1024, 228 * 1024,
      /*simdsPerCu (SM sub-partitions)=*/4, {}, "nvptx64-nvidia-cuda",
-     "+ptx84"},
+     "+ptx84", false},
+    {"sm_90a", ChipVendor::NVIDIA, 32, 4, 64, 128, 64, {{16, 8, 32}, {}},
+     {16, 8, 16}, Fp8Family::OcpOnly, 48 * 1024, 228 * 1024, 4, {},
+     "nvptx64-nvidia-cuda", "+ptx84", /*warpgroupMma=*/true},
     {"host", ChipVendor::Host, 1, 1, 16, 32, 32, {{1, 1, 1}, {}}, {1, 1, 1},
-     Fp8Family::Any, 0, 0, 0, {}, "", ""},
+     Fp8Family::Any, 0, 0, 0, {}, "", "", false},
 };
 
 bool inMask(ChipVendor v, unsigned mask) {

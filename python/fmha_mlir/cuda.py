@@ -60,8 +60,8 @@ class Launcher:
     """One kernel loaded into the current CUDA context."""
 
     def __init__(self, kernel):
-        if kernel.chip != "sm_90" or kernel.format != "bin":
-            raise ValueError("the CUDA launcher takes sm_90 PTX kernels (format bin)")
+        if kernel.chip not in ("sm_90", "sm_90a") or kernel.format != "bin":
+            raise ValueError("the CUDA launcher takes sm_90 / sm_90a PTX kernels (format bin)")
         self.kernel = kernel
         self.manifest = kernel.manifest
         self.args = operand_parts(self.manifest)

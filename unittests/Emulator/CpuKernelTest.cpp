@@ -82,7 +82,7 @@ TEST(CpuKernel, BadRequestsAreErrorsWithTheToolsExitCode) {
   opt.target = "gfx90a";
   EXPECT_FALSE(CpuKernel::compile(smallRequest("host"), opt, err, code));
   EXPECT_EQ(code, 2);
-  EXPECT_NE(err.find("target must be gfx942, gfx950, sm_90 or host, not 'gfx90a'"), std::string::npos) << err;
+  EXPECT_NE(err.find("target must be gfx942, gfx950, sm_90, sm_90a or host, not 'gfx90a'"), std::string::npos) << err;
   ref::Request bad = smallRequest("host");
   bad.num_qo_heads = 3; // not a multiple of Hkv = 2
   opt.target = "host";

@@ -13,14 +13,15 @@ using namespace mlir::fmha;
 namespace {
 
 TEST(Chips, TableNamesAndVendors) {
-  ASSERT_EQ(allChips().size(), 4u);
-  EXPECT_EQ(chipNames(), (std::vector<std::string>{"gfx942", "gfx950",
-                                                    "sm_90", "host"}));
-  EXPECT_EQ(chipNames(kGPUChips),
-            (std::vector<std::string>{"gfx942", "gfx950", "sm_90"}));
+  ASSERT_EQ(allChips().size(), 5u);
+  EXPECT_EQ(chipNames(), (std::vector<std::string>{"gfx942", "gfx950", "sm_90",
+                                                    "sm_90a", "host"}));
+  EXPECT_EQ(chipNames(kGPUChips), (std::vector<std::string>{
+                                      "gfx942", "gfx950", "sm_90", "sm_90a"}));
   EXPECT_EQ(chipNames(kAMDGPUChips),
             (std::vector<std::string>{"gfx942", "gfx950"}));
-  EXPECT_EQ(chipNames(kNVIDIAChips), (std::vector<std::string>{"sm_90"}));
+  EXPECT_EQ(chipNames(kNVIDIAChips),
+            (std::vector<std::string>{"sm_90", "sm_90a"}));
   EXPECT_EQ(lookupChip("gfx942")->vendor, ChipVendor::AMDGPU);
   EXPECT_EQ(lookupChip("gfx950")->vendor, ChipVendor::AMDGPU);
   EXPECT_EQ(lookupChip("sm_90")->vendor, ChipVendor::NVIDIA);
@@ -35,10 +36,10 @@ TEST(Chips, TableNamesAndVendors) {
 }
 
 TEST(Chips, ExpectedChipsText) {
-  EXPECT_EQ(expectedChipsText(), "gfx942, gfx950, sm_90 or host");
-  EXPECT_EQ(expectedChipsText(kGPUChips), "gfx942, gfx950 or sm_90");
+  EXPECT_EQ(expectedChipsText(), "gfx942, gfx950, sm_90, sm_90a or host");
+  EXPECT_EQ(expectedChipsText(kGPUChips), "gfx942, gfx950, sm_90 or sm_90a");
   EXPECT_EQ(expectedChipsText(kAMDGPUChips), "gfx942 or gfx950");
-  EXPECT_EQ(expectedChipsText(kNVIDIAChips), "sm_90");
+  EXPECT_EQ(expectedChipsText(kNVIDIAChips), "sm_90 or sm_90a");
   EXPECT_EQ(expectedChipsText(0), "");
 }
 
@@ -104,6 +105,23 @@ TEST(Chips, Sm90) {
   EXPECT_EQ(c.vgprOccupancy.vgprsPerLane, 0);
   EXPECT_STREQ(c.triple, "nvptx64-nvidia-cuda");
   EXPECT_STREQ(c.features, "+ptx84");
+  EXPECT_FALSE(c.warpgroupMma);
+}
+
+TEST(Chips, Sm90a) {
+  // The same SM as sm_90; the MMA is wgmma, one warpgroup per workgroup.
+  const ChipInfo &c = *lookupChip("sm_90a"), &sm90 = *lookupChip("sm_90");
+  EXPECT_EQ(c.vendor, ChipVendor::NVIDIA);
+  EXPECT_TRUE(c.warpgroupMma);
+  EXPECT_EQ(c.waveSize * c.warps, 128); // one warpgroup
+  EXPECT_EQ(c.blockM, 64);              // wgmma's m
+  EXPECT_EQ(c.blockNFp8, 128);
+  ASSERT_EQ(c.fp8Mmas().size(), 1u);
+  expectMma(c.fp8Mmas()[0], 16, 8, 32); // one warp's slice of m64nNk32
+  EXPECT_EQ(c.fp8Family, sm90.fp8Family);
+  EXPECT_EQ(c.ldsBytesPerWorkgroup, sm90.ldsBytesPerWorkgroup);
+  EXPECT_STREQ(c.triple, sm90.triple);
+  EXPECT_STREQ(c.features, "+ptx84");
 }
 
 TEST(Chips, Host) {
@@ -143,7 +161,7 @@ TEST(Chips, VgprOccupancy) {
     EXPECT_EQ(r->granule, 8);
     EXPECT_EQ(r->maxWaves, 8);
   }
-  for (const char *chip : {"sm_90", "host", "gfx1100", ""})
+  for (const char *chip : {"sm_90", "sm_90a", "host", "gfx1100", ""})
     EXPECT_EQ(lookupVgprOccupancy(chip), nullptr) << chip;
 }
 

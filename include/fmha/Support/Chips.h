@@ -76,6 +76,12 @@ struct ChipInfo {
   VgprOccupancy vgprOccupancy;
   /// The gpu.module target: LLVM triple and target features ("" on the host).
   const char *triple, *features;
+  /// sm_90a: the fp8 MMA is issued by a warpgroup of four warps (wgmma
+  /// m64nNk32, N the whole tile), its B operand read from 128-byte (or
+  /// narrower) swizzled shared memory through a descriptor; `fp8Mma` is one
+  /// warp's m16n8 slice of it, whose register layout equals mma.sync
+  /// m16n8k32's (docs/GPU_LOWERING.md, "sm_90a").
+  bool warpgroupMma;
 
   bool isGPU() const { return vendor != ChipVendor::Host; }
   /// The fp8 MMAs of the chip, the default first.
@@ -87,7 +93,7 @@ struct ChipInfo {
   const MmaShape *fp8MmaWithK(int64_t kStep) const;
 };
 
-/// The whole table: gfx942, gfx950, sm_90, host.
+/// The whole table: gfx942, gfx950, sm_90, sm_90a, host.
 llvm::ArrayRef<ChipInfo> allChips();
 
 /// The chip named `name`, or null.

@@ -2,6 +2,7 @@
 #include "fmha/Conversion/FmhaToGPU/LaneContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -220,6 +221,65 @@ SmallVector<Value> LaneContext::accParts(ImplicitLocOpBuilder &b, Value orig,
   for (int64_t j = 0; j < n; ++j)
     out.push_back(materializeAffine(b, v.aff, j));
   return out;
+}
+
+Value LaneContext::ldsOffset(ImplicitLocOpBuilder &b, const ValueForm &f,
+                             Value row, Value col) const {
+  int64_t w = ti.ldsSwizzleBytes(f.ldsCols);
+  if (!w)
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, row, laneConstI32(b, f.ldsCols)), col);
+  // Column group g = col / W of W-byte rows; chunk c = (col % W) / 16 of
+  // row r at c ^ ((r / (128 / W)) % (W / 16)).
+  Value g = arith::DivUIOp::create(b, col, laneConstI32(b, w));
+  Value in = arith::RemUIOp::create(b, col, laneConstI32(b, w));
+  Value phase = arith::RemUIOp::create(
+      b, arith::DivUIOp::create(b, row, laneConstI32(b, 128 / w)),
+      laneConstI32(b, w / 16));
+  Value chunk = arith::XOrIOp::create(
+      b, arith::DivUIOp::create(b, in, laneConstI32(b, 16)), phase);
+  Value off = arith::MulIOp::create(b, g, laneConstI32(b, f.ldsRows * w));
+  off = arith::AddIOp::create(
+      b, off, arith::MulIOp::create(b, row, laneConstI32(b, w)));
+  off = arith::AddIOp::create(
+      b, off, arith::MulIOp::create(b, chunk, laneConstI32(b, 16)));
+  return arith::AddIOp::create(
+      b, off, arith::RemUIOp::create(b, in, laneConstI32(b, 16)));
+}
+
+int64_t LaneContext::ldsTileOffset(const ValueForm &f, int64_t row,
+                                   int64_t col) const {
+  int64_t w = ti.ldsSwizzleBytes(f.ldsCols);
+  if (!w)
+    return row * f.ldsCols + col;
+  return (col / w) * f.ldsRows * w + row * w + col % w;
+}
+
+Value LaneContext::ldsAddress(ImplicitLocOpBuilder &b, Value lds) const {
+  Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, lds);
+  return arith::IndexCastUIOp::create(b, b.getI64Type(), p);
+}
+
+Value LaneContext::wideAcc(ImplicitLocOpBuilder &b, ArrayRef<Value> parts) const {
+  SmallVector<Value> elems;
+  for (Value p : parts)
+    for (int64_t v = 0; v < layout.accPerLane(); ++v)
+      elems.push_back(vector::ExtractOp::create(b, p, v));
+  return vector::FromElementsOp::create(
+      b, VectorType::get({int64_t(elems.size())}, b.getF32Type()), elems);
+}
+
+SmallVector<Value> LaneContext::splitAcc(ImplicitLocOpBuilder &b, Value wide) const {
+  int64_t n = cast<VectorType>(wide.getType()).getNumElements();
+  SmallVector<Value> parts;
+  for (int64_t j = 0; j < n / layout.accPerLane(); ++j) {
+    SmallVector<Value> e;
+    for (int64_t v = 0; v < layout.accPerLane(); ++v)
+      e.push_back(vector::ExtractOp::create(b, wide, j * layout.accPerLane() + v));
+    parts.push_back(vector::FromElementsOp::create(
+        b, VectorType::get({layout.accPerLane()}, b.getF32Type()), e));
+  }
+  return parts;
 }
 
 Value LaneContext::loadOperand(ImplicitLocOpBuilder &b,

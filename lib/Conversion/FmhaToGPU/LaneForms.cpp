@@ -130,6 +130,19 @@ LogicalResult LaneForms::visit(Operation *op) {
              << layout->atom.aElem << " (16-bit Q is not lowered to the GPU yet)";
     if (!runStartsAligned(layout->qRuns))
       return fail("operand run start not aligned");
+    if (ti->warpgroupMma()) {
+      // sm_90a: Q staged in shared memory like K (S = Q K^T with both
+      // operands read by the MMA), BlockM rows of D bytes.
+      ValueForm f{FormKind::KV};
+      f.ldsRows = t.getDimSize(0);
+      f.ldsCols = t.getDimSize(1);
+      int64_t w = ti->ldsSwizzleBytes(f.ldsCols);
+      if ((w != 32 && w != 64 && w != 128) || f.ldsCols % w || f.ldsRows != 64)
+        return fail("the warpgroup MMA reads Q as 64 staged rows of 32, 64 "
+                    "or a multiple of 128 bytes; this Q tile is ")
+               << f.ldsRows << " x " << f.ldsCols;
+      return set(x.getResult(), f);
+    }
     ValueForm f{FormKind::QOperand};
     f.atoms = t.getDimSize(1) / layout->atom.k;
     f.elem = t.getElementType();
@@ -204,6 +217,22 @@ LogicalResult LaneForms::visit(Operation *op) {
     f.isV = isV;
     f.ldsRows = isV ? d : bn;
     f.ldsCols = isV ? bn : d;
+    if (ti->warpgroupMma()) {
+      // The warpgroup MMA: one warpgroup, B rows of whole swizzle widths
+      // (32, 64 or 128 bytes, or a multiple of 128), N = rows <= 256.
+      int64_t w = ti->ldsSwizzleBytes(f.ldsCols);
+      if (cfg.getWarps() * layout->wave != 128)
+        return fail("the warpgroup MMA needs one warpgroup (4 warps of 32), "
+                    "the config has ")
+               << cfg.getWarps() << " warps";
+      if ((w != 32 && w != 64 && w != 128) || f.ldsCols % w)
+        return fail("the warpgroup MMA reads staged rows of 32, 64 or a "
+                    "multiple of 128 bytes; this ")
+               << (isV ? "V^T" : "K") << " tile's rows hold " << f.ldsCols;
+      if (f.ldsRows > 256 || f.ldsRows % 8)
+        return fail("the warpgroup MMA's N (")
+               << f.ldsRows << ") must be a multiple of 8 up to 256";
+    }
     return set(x.getTile(), f);
   }
   if (auto x = dyn_cast<TileMmaOp>(op)) {
@@ -214,8 +243,11 @@ LogicalResult LaneForms::visit(Operation *op) {
     if (rhs.kind != FormKind::KV || acc.kind != FormKind::Acc)
       return fail("expects a staged KV tile and an accumulator");
     if (x.getTransposeRhs()) {
-      if (lhs.kind != FormKind::QOperand || rhs.isV)
-        return fail("Q K^T expects Q operand registers and a K tile");
+      FormKind qKind = ti->warpgroupMma() ? FormKind::KV : FormKind::QOperand;
+      if (lhs.kind != qKind || rhs.isV)
+        return fail(ti->warpgroupMma()
+                        ? "Q K^T expects a staged Q tile and a K tile"
+                        : "Q K^T expects Q operand registers and a K tile");
     } else {
       if (lhs.kind != FormKind::P || !rhs.isV)
         return fail("P V expects fp8 P from scores and a V tile");

@@ -9,9 +9,11 @@
 //    (LaneLayout), and the form of every tile value (LaneForms): every rule
 //    the lowering cannot follow is reported here, before anything changes;
 // 2. (the ABI is fmha-outline-kernel's);
-// 3. the LDS plan: a workgroup buffer per K / V tile, and a barrier before a
-//    tile is written when a product read LDS since, before a product reads
-//    when a tile was written since, and at the end of a loop body that read;
+// 3. the LDS plan: a workgroup buffer per K / V tile (1024-aligned where the
+//    chip swizzles it), and a barrier before a tile is written when a
+//    product read LDS since, before a product reads when a tile was written
+//    since (TargetInfo::barrierAfterLdsWrites), and at the end of a loop
+//    body that read;
 // 4. the per-lane index values at the kernel entry;
 // 5. the 1:N dialect conversion: LaneTypeConverter, the three pattern
 //    families (LanePatterns.h) and upstream's structural scf conversion. The
@@ -65,14 +67,16 @@ struct LdsBarriers {
   }
   void visit(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
-      if (isa<GatherKVOp>(op)) {
+      if (isa<GatherKVOp>(op) || (isa<LoadRowsOp>(op) && ti.warpgroupMma())) {
         if (read)
           barrierBefore(&op);
         read = false;
         written = true;
       } else if (isa<TileMmaOp>(op)) {
-        if (written)
-          barrierBefore(&op);
+        if (written) {
+          OpBuilder b(&op);
+          ti.barrierAfterLdsWrites(b, op.getLoc());
+        }
         written = false;
         read = true;
       } else if (auto f = dyn_cast<scf::ForOp>(op)) {
@@ -183,13 +187,25 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   // 3-4. LDS plan, per-lane values.
   LdsBarriers{ti}.visit(kernel.getBody().front());
   LaneContext lc(kernel, ti, cfg, *layout, forms);
-  kernel.walk([&](GatherKVOp g) {
-    const ValueForm &f = forms.get(g.getTile());
+  kernel.walk([&](Operation *g) {
+    if (!isa<GatherKVOp, LoadRowsOp>(g))
+      return;
+    const ValueForm *fp = forms.lookup(g->getResult(0));
+    if (!fp || fp->kind != FormKind::KV)
+      return; // Q in operand registers
+    const ValueForm &f = *fp;
     auto ldsT = MemRefType::get(
         {f.ldsRows * f.ldsCols}, IntegerType::get(kernel.getContext(), 8),
         AffineMap(),
         gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
-    lc.lds[g] = kernel.addWorkgroupAttribution(ldsT, g.getLoc());
+    lc.lds[g] = kernel.addWorkgroupAttribution(ldsT, g->getLoc());
+    // A swizzled tile is read by the warpgroup MMA through descriptors that
+    // assume the swizzle pattern starts at a 1024-byte boundary.
+    if (ti.ldsSwizzleBytes(f.ldsCols))
+      kernel.setWorkgroupAttributionAttr(
+          kernel.getNumWorkgroupAttributions() - 1,
+          LLVM::LLVMDialect::getAlignAttrName(),
+          IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 1024));
   });
   Block &entry = kernel.getBody().front();
   auto bodyStart = llvm::find_if(entry, [](Operation &op) {

@@ -14,6 +14,9 @@
 // - fmha.gather_kv: the tile staged in its LDS buffer in 16-byte chunks, K
 //   row-major, V transposed at the chip's pvKeyPosition (runs of keys it
 //   keeps adjacent transposed in registers); keys past the end are zero.
+//   On sm_90a the rows are swizzled for the warpgroup MMA
+//   (LaneContext::ldsOffset), and Q is staged the same way (the MMA reads
+//   both of S = Q K^T's operands from shared memory).
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
@@ -50,21 +53,44 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
     Value row0 = a.getRow0()[0], head = a.getHead()[0];
     Value nRows = laneToI32(b, a.getNumRows()[0]);
     Value last = arith::SubIOp::create(b, nRows, laneConstI32(b, 1));
+    auto load = [&](Value r, Value c, int64_t len) {
+      Value q = arith::AddIOp::create(b, lc.waveRow0, r);
+      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
+      Value qc = arith::MinSIOp::create(b, q, last);
+      Value row = arith::AddIOp::create(b, row0, laneToIndex(b, qc));
+      VectorType vt = VectorType::get({len}, b.getI8Type());
+      Value v = vector::LoadOp::create(b, vt, src,
+                                       ValueRange{row, head, laneToIndex(b, c)});
+      Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
+      return Value(arith::SelectOp::create(b, valid, v, zero));
+    };
+    const ValueForm &f = lc.forms.get(op.getResult());
     LaneValues out;
-    out.parts = lc.loadOperandAllSteps(
-        b, lc.layout.qRuns, t.getDimSize(1) / lc.layout.atom.k, t.getElementType(),
-        [&](Value r, Value c, int64_t len) {
-          Value q = arith::AddIOp::create(b, lc.waveRow0, r);
-          Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
-          Value qc = arith::MinSIOp::create(b, q, last);
-          Value row = arith::AddIOp::create(b, row0, laneToIndex(b, qc));
-          VectorType vt = VectorType::get({len}, b.getI8Type());
-          Value v = vector::LoadOp::create(b, vt, src,
-                                           ValueRange{row, head, laneToIndex(b, c)});
-          Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
-          return Value(arith::SelectOp::create(b, valid, v, zero));
-        });
-    rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
+    if (f.kind == FormKind::KV) {
+      // sm_90a: the Q tile staged in its LDS buffer (swizzled, 16-byte
+      // chunks, rows past the valid count zero) for the warpgroup MMA; the
+      // barrier before the first product makes it visible.
+      Value lds = lc.lds.lookup(op);
+      int64_t threads = lc.cfg.getWarps() * lc.layout.wave;
+      int64_t perRow = f.ldsCols / 16;
+      for (int64_t i = 0; i < f.ldsRows * perRow / threads; ++i) {
+        Value g = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, i * threads));
+        Value r = arith::DivUIOp::create(b, g, laneConstI32(b, perRow));
+        Value c16 = arith::MulIOp::create(
+            b, arith::RemUIOp::create(b, g, laneConstI32(b, perRow)),
+            laneConstI32(b, 16));
+        // load() adds the wave's first row: this chunk's row is r overall.
+        Value v = load(arith::SubIOp::create(b, r, lc.waveRow0), c16, 16);
+        vector::StoreOp::create(b, v, lds,
+                                ValueRange{laneToIndex(b, lc.ldsOffset(b, f, r, c16))});
+      }
+      out.lds = lds;
+    } else {
+      out.parts = lc.loadOperandAllSteps(
+          b, lc.layout.qRuns, t.getDimSize(1) / lc.layout.atom.k,
+          t.getElementType(), load);
+    }
+    rw.replaceOpWithMultiple(op, {lc.pack(f, out)});
     return success();
   }
 };
@@ -336,8 +362,7 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
           laneConstI32(b, chunk));
       if (!f.isV) {
         Value v = loadChunk(r0, c16);
-        Value at = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, r0, laneConstI32(b, d)), c16);
+        Value at = lc.ldsOffset(b, f, r0, c16);
         vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)});
         continue;
       }
@@ -352,8 +377,7 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
           mask.push_back(k * chunk + e);
         Value word = vector::ShuffleOp::create(b, all, all, mask);
         Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, e));
-        Value at = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, dd, laneConstI32(b, bn)), p);
+        Value at = lc.ldsOffset(b, f, dd, p);
         vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)});
       }
     }

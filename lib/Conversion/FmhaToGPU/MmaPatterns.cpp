@@ -11,12 +11,17 @@
 //   the cast, r the row's largest vd in the tile, and o += r * (P x V)).
 // - arith.truncf to fp8 of a tile that only feeds the PV product: nothing
 //   (P keeps its scores; the PV pattern packs them).
+// - sm_90a (TargetInfo::warpgroupMma): each product is one chain of
+//   warpgroup MMAs, one per k step, over the whole tile: fence, the steps
+//   (A from registers, B read by the MMA from the swizzled staged tile at
+//   lc.ldsTileOffset), commit and wait; the same V-descale routes.
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -51,6 +56,54 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
       return success();
     };
+    // sm_90a: one warpgroup MMA per k step over the whole tile, B read by
+    // the MMA from the staged tile; the accumulators of all atoms are one
+    // wide vector while the group is in flight.
+    Type kvElem = cast<VectorType>(op.getRhs().getType()).getElementType();
+    Value ldsBase = ti.warpgroupMma() ? lc.ldsAddress(b, lds) : Value();
+    // acc null: a chain from zero. aOf: the RS operand of step c, or null
+    // for the staged Q tile (SS).
+    auto wgPiece = [&](Value acc, int64_t c0, int64_t c1,
+                       function_ref<Value(int64_t)> aOf) {
+      TargetInfo::WarpgroupOperandA a;
+      SmallVector<int64_t> offsets;
+      const ValueForm *q = nullptr;
+      if (!aOf) {
+        q = &lc.forms.get(op.getLhs());
+        a.ldsBase = lc.ldsAddress(b, lhs.lds);
+        a.rowBytes = q->ldsCols;
+      }
+      for (int64_t c = c0; c < c1; ++c) {
+        if (aOf)
+          a.regs.push_back(aOf(c));
+        else
+          a.offsets.push_back(lc.ldsTileOffset(*q, 0, c * l.atom.k));
+        offsets.push_back(lc.ldsTileOffset(kv, 0, c * l.atom.k));
+      }
+      Type aElem = cast<VectorType>(op.getLhs().getType()).getElementType();
+      return ti.warpgroupMmaChain(b, b.getLoc(), a, aElem, kvElem, ldsBase,
+                                  offsets, kv.ldsRows, kv.ldsCols, acc);
+    };
+    // Pieces of warpgroupMmaPromoteSteps steps, each from zero but the
+    // first, summed in f32 registers.
+    int64_t promote = ti.warpgroupMmaPromoteSteps();
+    auto wgChain = [&](Value acc, int64_t c0, int64_t c1,
+                       function_ref<Value(int64_t)> aOf) {
+      Value sum;
+      for (int64_t p0 = c0; p0 < c1; p0 += promote) {
+        Value piece = wgPiece(sum ? Value() : acc, p0, std::min(c1, p0 + promote), aOf);
+        sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
+      }
+      return sum;
+    };
+    if (op.getTransposeRhs() && ti.warpgroupMma()) { // S = Q K^T, Q staged
+      Value init = matchPattern(op.getAcc(), m_AnyZeroFloat())
+                       ? Value()
+                       : lc.wideAcc(b, out.parts);
+      int64_t steps = cast<VectorType>(op.getLhs().getType()).getDimSize(1) / l.atom.k;
+      out.parts = lc.splitAcc(b, wgChain(init, 0, steps, nullptr));
+      return done();
+    }
     if (op.getTransposeRhs()) { // S = Q K^T
       for (size_t j = 0; j < out.parts.size(); ++j) {
         SmallVector<Value> kOps = lc.loadOperandAllSteps(
@@ -127,6 +180,33 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
                        len);
       });
     };
+    if (ti.warpgroupMma()) {
+      auto pOf = [&](int64_t c) { return pOps[c]; };
+      if (group == 0) { // scaled_p
+        SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), 0, steps, pOf));
+        Value sv = vector::BroadcastOp::create(b, accT, rowScale);
+        for (size_t bd = 0; bd < out.parts.size(); ++bd)
+          out.parts[bd] = vector::FMAOp::create(b, c0[bd], sv, out.parts[bd]);
+        return done();
+      }
+      for (int64_t g0 = 0; g0 < steps; g0 += group) {
+        // Every chain from zero, added to o after the wait: a chain that
+        // accumulates into o (rescaled just before) gave results off by
+        // ~0.3% rel. Frobenius on the H200 (bench/NOTES.md).
+        SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), g0, g0 + group, pOf));
+        if (kscale.empty()) {
+          for (size_t bd = 0; bd < out.parts.size(); ++bd)
+            out.parts[bd] = arith::AddFOp::create(b, c0[bd], out.parts[bd]);
+          continue;
+        }
+        auto [j, v] = (*pElems)[g0][0];
+        Value s = vector::ExtractOp::create(b, kscale[j], v);
+        Value sv = vector::BroadcastOp::create(b, accT, s);
+        for (size_t bd = 0; bd < out.parts.size(); ++bd)
+          out.parts[bd] = vector::FMAOp::create(b, c0[bd], sv, out.parts[bd]);
+      }
+      return done();
+    }
     if (group == 0) { // scaled_p: one chain, then o += r * chain
       for (size_t bd = 0; bd < out.parts.size(); ++bd) {
         Value c0 = arith::ConstantOp::create(b, accT, b.getZeroAttr(accT));

@@ -1,10 +1,18 @@
-//===- NVVMTargetInfo.cpp - sm_90 (mma.sync m16n8k32 e4m3) TargetInfo -----===//
+//===- NVVMTargetInfo.cpp - sm_90 / sm_90a TargetInfo ---------------------===//
 //
-// Warp32 mma.sync m16n8k32 with OCP fp8 operands (PTX ISA, "Matrix Fragments
-// for mma.m16n8k32"). The accumulator's row is the query and a row lives in
-// the 4 lanes of a quad, so the scores are not transposed and a row reduction
-// is shfl xor 1, 2 (docs/GPU_LOWERING.md, "TargetInfo: the vendor interface"). Later wgmma/TMA paths get
-// their own TargetInfo.
+// sm_90: warp32 mma.sync m16n8k32 with OCP fp8 operands (PTX ISA, "Matrix
+// Fragments for mma.m16n8k32"). The accumulator's row is the query and a row
+// lives in the 4 lanes of a quad, so the scores are not transposed and a row
+// reduction is shfl xor 1, 2 (docs/GPU_LOWERING.md, "TargetInfo: the vendor
+// interface").
+//
+// sm_90a: the same per-warp layouts, but the product is one warpgroup MMA
+// (wgmma.mma_async m64nNk32, PTX ISA "Asynchronous Warpgroup Level Matrix
+// Multiply-Accumulate"): warp w computes rows 16w..16w+15, its accumulators
+// are the m16n8 ones repeated N/8 times and its register A operand is the
+// m16n8k32 A fragment (../shared/docs/HOPPER_NOTES.md section 2.4, verified
+// on the H200). B is read from a staged tile in 128B/64B/32B-swizzled
+// shared memory through a matrix descriptor.
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
@@ -19,17 +27,25 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+#include <string>
+
 using namespace mlir;
 using namespace mlir::fmha;
 
 namespace {
 
+/// Inline PTX; `sideEffects` for instructions that read memory or order
+/// themselves against others (wgmma reads shared memory, its wait orders the
+/// accumulators): without it LLVM takes the asm for a pure function of its
+/// operands and may hoist a loop-invariant wgmma out of the KV loop.
 LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type res,
                             ValueRange operands, const Twine &text,
-                            StringRef constraints) {
+                            StringRef constraints, bool sideEffects = false) {
   return LLVM::InlineAsmOp::create(
       b, loc, res, operands, b.getStringAttr(text), b.getStringAttr(constraints),
-      /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+      /*has_side_effects=*/sideEffects ? b.getUnitAttr() : UnitAttr(),
+      /*is_align_stack=*/UnitAttr(),
       LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
       LLVM::AsmDialectAttr(), ArrayAttr());
 }
@@ -50,6 +66,97 @@ public:
   int64_t sharedMemoryBytesPerBlock() const override {
     return info.ldsBytesPerWorkgroup;
   }
+  bool warpgroupMma() const override { return info.warpgroupMma; }
+  int64_t warpgroupMmaPromoteSteps() const override { return 2; }
+  int64_t ldsSwizzleBytes(int64_t rowBytes) const override {
+    return info.warpgroupMma ? std::min<int64_t>(rowBytes, 128) : 0;
+  }
+  void barrierAfterLdsWrites(OpBuilder &b, Location loc) const override {
+    if (info.warpgroupMma)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+    barrier(b, loc);
+  }
+  Value warpgroupMmaChain(OpBuilder &b, Location loc,
+                          const WarpgroupOperandA &a, Type aElem, Type bElem,
+                          Value ldsBase, ArrayRef<int64_t> offsets, int64_t n,
+                          int64_t rowBytes, Value acc) const override {
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    int64_t nAcc = n / 2, steps = offsets.size();
+    bool rs = !a.regs.empty();
+    // Every register a step reads, A's words (RS) and the accumulators,
+    // passes through the fence (tied in and out): PTX requires all writes to
+    // them before wgmma.fence, and LLVM would otherwise schedule their
+    // producers (P's packing, the rescaling of an accumulator) after it.
+    SmallVector<Value> vals;
+    for (Value av : a.regs) {
+      Value bytes = arith::BitcastOp::create(
+          b, loc, VectorType::get({16}, b.getI8Type()), av);
+      Value words = vector::BitCastOp::create(b, loc, VectorType::get({4}, i32), bytes);
+      for (int64_t i = 0; i < 4; ++i)
+        vals.push_back(vector::ExtractOp::create(b, loc, words, i));
+    }
+    if (acc)
+      for (int64_t i = 0; i < nAcc; ++i)
+        vals.push_back(vector::ExtractOp::create(b, loc, acc, i));
+    vals = tiedAsm(b, loc, "wgmma.fence.sync.aligned;", vals);
+    int64_t aWords = rs ? 4 * steps : 0;
+    SmallVector<Value> cur(vals.begin() + aWords, vals.end());
+    std::string types = "f32." + fp8Name(aElem) + "." + fp8Name(bElem);
+    for (int64_t c = 0; c < steps; ++c) {
+      // Operands: the accumulators (tied; none for the first step of a
+      // chain from zero: scale-d = 0 ignores them), A (4 words or a
+      // descriptor), B's descriptor. Inputs are numbered after the outputs.
+      bool tied = !cur.empty();
+      SmallVector<Value> ins(cur);
+      if (rs)
+        ins.append(vals.begin() + 4 * c, vals.begin() + 4 * c + 4);
+      else
+        ins.push_back(descriptor(b, loc, a.ldsBase, a.offsets[c], a.rowBytes));
+      ins.push_back(descriptor(b, loc, ldsBase, offsets[c], rowBytes));
+      int64_t in0 = tied ? 2 * nAcc : nAcc;
+      std::string text = std::string("{\n.reg .pred p;\nsetp.ne.b32 p, ") +
+                         (tied ? "1" : "0") +
+                         ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                         std::to_string(n) + "k32." + types + " {";
+      std::string cons;
+      for (int64_t i = 0; i < nAcc; ++i) {
+        text += (i ? ", $" : "$") + std::to_string(i);
+        cons += (i ? ",=f" : "=f");
+      }
+      if (tied)
+        for (int64_t i = 0; i < nAcc; ++i)
+          cons += "," + std::to_string(i);
+      text += "}, ";
+      if (rs) {
+        text += "{";
+        for (int64_t i = 0; i < 4; ++i)
+          text += (i ? ", $" : "$") + std::to_string(in0 + i);
+        text += "}, $" + std::to_string(in0 + 4);
+        cons += ",r,r,r,r,l";
+      } else {
+        text += "$" + std::to_string(in0) + ", $" + std::to_string(in0 + 1);
+        cons += ",l,l";
+      }
+      text += ", p, 1, 1;\n}";
+      auto resT = LLVM::LLVMStructType::getLiteral(
+          b.getContext(), SmallVector<Type>(nAcc, f32));
+      Value st = inlineAsm(b, loc, resT, ins, text, cons, /*sideEffects=*/true)
+                     .getResult(0);
+      cur.clear();
+      for (int64_t i = 0; i < nAcc; ++i)
+        cur.push_back(LLVM::ExtractValueOp::create(b, loc, st, i));
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // The wait with the accumulators tied in and out: LLVM's
+    // llvm.nvvm.wgmma.wait_group has no data operands, so a use of an
+    // accumulator could otherwise move above it (HOPPER_NOTES.md 2.3).
+    cur = tiedAsm(b, loc, "wgmma.wait_group.sync.aligned 0;", cur);
+    return vector::FromElementsOp::create(
+        b, loc, VectorType::get({nAcc}, f32), cur);
+  }
+
   void setKernelAttrs(gpu::GPUFuncOp f, int64_t threads,
                       int64_t) const override {
     Builder b(f.getContext());
@@ -176,6 +283,52 @@ public:
   }
 
 private:
+  /// Matrix descriptor of a K-major swizzled tile at shared address
+  /// ldsBase + offset (PTX ISA "Matrix Descriptor Format"): start address
+  /// >> 4 in bits 0-13, leading byte offset 1 (unused for swizzled K-major),
+  /// stride byte offset = one 8-row group (8 W) >> 4 in bits 32-45, base
+  /// offset 0 (the tile is 1024-aligned), swizzle mode in bits 62-63 (1:
+  /// 128B, 2: 64B, 3: 32B).
+  Value descriptor(OpBuilder &b, Location loc, Value ldsBase, int64_t offset,
+                   int64_t rowBytes) const {
+    Type i64 = b.getI64Type();
+    auto c64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+    };
+    int64_t w = ldsSwizzleBytes(rowBytes);
+    int64_t mode = w == 128 ? 1 : w == 64 ? 2 : 3;
+    Value addr = arith::AddIOp::create(b, loc, ldsBase, c64(offset));
+    Value start = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3FFF));
+    uint64_t hi = (uint64_t(1) << 16) | (uint64_t(8 * w >> 4) << 32) |
+                  (uint64_t(mode) << 62);
+    return arith::OrIOp::create(b, loc, start, c64(static_cast<int64_t>(hi)));
+  }
+  /// A side-effecting asm `text` that takes `vals` (i32 or f32) tied in and
+  /// out and returns them: an ordering point no producer or user of them
+  /// can cross.
+  static SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, StringRef text,
+                                    ArrayRef<Value> vals) {
+    std::string cons;
+    SmallVector<Type> types;
+    for (Value v : vals) {
+      cons += std::string(cons.empty() ? "" : ",") +
+              (v.getType().isF32() ? "=f" : "=r");
+      types.push_back(v.getType());
+    }
+    for (size_t i = 0; i < vals.size(); ++i)
+      cons += "," + std::to_string(i);
+    auto resT = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+    Value st = inlineAsm(b, loc, resT, vals, text, cons, /*sideEffects=*/true)
+                   .getResult(0);
+    SmallVector<Value> out;
+    for (size_t i = 0; i < vals.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, st, i));
+    return out;
+  }
+  static std::string fp8Name(Type t) {
+    return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3";
+  }
   [[noreturn]] void notYet(StringRef method, int step) const {
     llvm::reportFatalInternalError(
         Twine("TargetInfo::") + method + " (" + info.name +

@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -21,6 +22,14 @@ void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
 
 void TargetInfo::populateLanePatterns(const TypeConverter &, RewritePatternSet &,
                                       const LaneContext &, unsigned) const {}
+
+Value TargetInfo::warpgroupMmaChain(OpBuilder &, Location,
+                                    const WarpgroupOperandA &, Type, Type,
+                                    Value, ArrayRef<int64_t>, int64_t, int64_t,
+                                    Value) const {
+  llvm::reportFatalInternalError(
+      "TargetInfo::warpgroupMmaChain on a chip without warpgroupMma");
+}
 
 Value TargetInfo::maxF(OpBuilder &b, Location loc, Value x, Value y) const {
   return arith::MaxNumFOp::create(b, loc, x, y);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/OutlineKernel/OutlineKernel.h"
+#include "fmha/Support/Chips.h"
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
@@ -336,7 +337,7 @@ struct OutlineKernelPass
     std::unique_ptr<TargetInfo> target = createTargetInfo(chip);
     if (!target) {
       module.emitError() << "fmha-outline-kernel: unknown chip '" << chip
-                         << "'; expected gfx942, gfx950 or sm_90";
+                         << "'; expected " << expectedChipsText(kGPUChips);
       return signalPassFailure();
     }
     SmallVector<scf::ForallOp> grids;

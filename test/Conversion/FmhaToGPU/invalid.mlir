@@ -5,7 +5,7 @@
 // RUN: not fmha-opt %fmha_src_root/examples/default_request.mlir --fmha-select-config=chip=gfx942 --fmha-tile --fmha-outline-kernel=chip=gfx942 --convert-fmha-to-gpu=chip=gfx950 2>&1 | FileCheck %s --check-prefix=OTHER
 
 // An unknown chip is named.
-// CHIP: convert-fmha-to-gpu: unknown chip 'gfx1100'; expected gfx942, gfx950 or sm_90
+// CHIP: convert-fmha-to-gpu: unknown chip 'gfx1100'; expected gfx942, gfx950, sm_90 or sm_90a
 
 // A grid that was not outlined: the lowering starts from the kernel.
 // GRID: 'scf.forall' op convert-fmha-to-gpu: the grid is not outlined (run fmha-outline-kernel first)

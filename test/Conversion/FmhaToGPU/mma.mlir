@@ -13,6 +13,7 @@
 // RUN: FileCheck %s --check-prefixes=CHECK,AMD < %t.gfx950.mlir
 // RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 -o %t.sm_90.mlir
 // RUN: FileCheck %s --check-prefixes=CHECK,SM90 < %t.sm_90.mlir
+// sm_90a (the warpgroup MMA): mma-wgmma.mlir, the same kernels.
 //
 // MMAs per kernel: QK (block_n / atom n) x (128 / k) and PV (128 / atom n) x
 // (block_n / k), three kernels: gfx942 (4 x 8 + 4 x 8) x 3 = 192 of 32x32x16;

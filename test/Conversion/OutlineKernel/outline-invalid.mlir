@@ -5,7 +5,7 @@
 // HOST: was tiled for chip 'host' but fmha-outline-kernel targets 'gfx942'
 
 // An unknown chip is named.
-// CHIP: fmha-outline-kernel: unknown chip 'gfx1100'; expected gfx942, gfx950 or sm_90
+// CHIP: fmha-outline-kernel: unknown chip 'gfx1100'; expected gfx942, gfx950, sm_90 or sm_90a
 
 // The rules broken below are named on the grid, and a module without an fmha
 // grid is left alone (no gpu.module appears).

@@ -82,6 +82,23 @@ struct LaneContext {
   SmallVector<Value> accParts(ImplicitLocOpBuilder &b, Value orig,
                               const LaneValues &v) const;
 
+  //===--- staged tiles (LDS) ---------------------------------------------===//
+
+  /// Byte offset (i32) of (row, byte col) in the staged tile of form `f`
+  /// (f.ldsRows x f.ldsCols bytes), in the chip's swizzled layout
+  /// (TargetInfo::ldsSwizzleBytes; row-major when it is 0).
+  Value ldsOffset(ImplicitLocOpBuilder &b, const ValueForm &f, Value row,
+                  Value col) const;
+  /// The same for constants, `row` a multiple of 8 (swizzle phase 0): where a
+  /// warpgroup MMA's descriptor starts.
+  int64_t ldsTileOffset(const ValueForm &f, int64_t row, int64_t col) const;
+  /// The shared-memory address of a staged tile's buffer, as an i64.
+  Value ldsAddress(ImplicitLocOpBuilder &b, Value lds) const;
+  /// One vector of all accumulator parts (atom j's registers at
+  /// j * accPerLane), and back.
+  Value wideAcc(ImplicitLocOpBuilder &b, ArrayRef<Value> parts) const;
+  SmallVector<Value> splitAcc(ImplicitLocOpBuilder &b, Value wide) const;
+
   //===--- MMA operand loads ----------------------------------------------===//
 
   /// One operand: for every run, `load(row, col, len)` gives

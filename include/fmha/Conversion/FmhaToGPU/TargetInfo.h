@@ -146,6 +146,55 @@ public:
   virtual Value mma(OpBuilder &b, Location loc, Value a, Value bOperand,
                     Value acc) const = 0;
 
+  //===--- warpgroup MMA with B from shared memory (sm_90a) ----------------===//
+
+  /// Hardware fact: one MMA instruction is issued by the whole workgroup (a
+  /// warpgroup of four warps, wgmma.m64nNk32) and covers the full N extent
+  /// of a tile; its B operand is read from a staged LDS tile through a
+  /// descriptor, its A operand is the per-warp `aFragElem` registers, its
+  /// result the per-warp accumulators of `accElem` repeated N / atom.n
+  /// times. false on AMDGPU and sm_90 (one `mma` per atom, B in registers).
+  virtual bool warpgroupMma() const { return false; }
+  /// Emission choice: the swizzle width in bytes of a staged K / V^T tile
+  /// whose rows hold `rowBytes`: 0 = rows as they are (AMDGPU, sm_90). For
+  /// a width W the tile is stored as rowBytes / W column groups of W-byte
+  /// rows, one after the other, and the 16-byte chunk c of row r of a group
+  /// sits at chunk c ^ ((r / (128 / W)) % (W / 16)) (the 128B / 64B / 32B
+  /// swizzle of wgmma descriptors). sm_90a: min(rowBytes, 128).
+  virtual int64_t ldsSwizzleBytes(int64_t rowBytes) const { return 0; }
+  /// A chain of warpgroup MMAs, waited for: acc + sum over steps c of
+  /// A_c * B_c. A_c is one k step of the A operand: `a.regs[c]`
+  /// (vector<aPerLane x fp8>, the RS form) or, when `a.regs` is empty, the
+  /// 64 rows x 32 bytes at byte a.offsets[c] of the staged tile at shared
+  /// address a.ldsBase whose rows hold a.rowBytes (the SS form). B_c
+  /// (element type `bElem`) is the `n` rows x 32 bytes at byte offsets[c]
+  /// of the staged tile at `ldsBase` whose rows hold `rowBytes`; staged
+  /// tiles are 1024-aligned, in `ldsSwizzleBytes` layout. `acc` is
+  /// vector<n / 2 x f32> (n / 8 accumulators of 4), or null for a chain
+  /// from zero. sm_90a: a fence every register operand passes through, one
+  /// inline `wgmma.mma_async.sync.aligned.m64n<n>k32.f32.<a>.<b>` per step
+  /// (inline PTX: MLIR 22 has no RS op; the first step of a chain from zero
+  /// with scale-d = 0), `wgmma.commit_group`, and a wait the accumulators
+  /// pass through.
+  /// Emission choice: the k steps one chain accumulates inside the MMA
+  /// before its sum is added in f32 registers. sm_90a: 2. Hopper's FP8
+  /// wgmma keeps only about 14 bits of the accumulator (DeepSeek-V3
+  /// report, section 3.3.2); measured on the H200 with spread data (page 16,
+  /// causal, 16/16 heads): a whole 4-step chain gives a row error of 0.090
+  /// against the oracle (bar 0.07), 2 steps 0.054, 1 step 0.056 (bench/NOTES.md).
+  virtual int64_t warpgroupMmaPromoteSteps() const { return 1; }
+  struct WarpgroupOperandA {
+    SmallVector<Value> regs;
+    Value ldsBase;
+    SmallVector<int64_t> offsets;
+    int64_t rowBytes = 0;
+  };
+  virtual Value warpgroupMmaChain(OpBuilder &b, Location loc,
+                                  const WarpgroupOperandA &a, Type aElem,
+                                  Type bElem, Value ldsBase,
+                                  ArrayRef<int64_t> offsets, int64_t n,
+                                  int64_t rowBytes, Value acc) const;
+
   //===--- elementwise ----------------------------------------------------===//
 
   /// 2^x of an f32 that becomes one hardware exp.
@@ -210,6 +259,13 @@ public:
   /// Workgroup barrier: `gpu.barrier` (s_waitcnt lgkmcnt(0) + s_barrier on
   /// AMDGPU, bar.sync 0 on NVIDIA).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
+  /// The barrier between the lanes' stores into a staged tile and the MMA
+  /// that reads it: `barrier`, and on sm_90a first
+  /// `fence.proxy.async.shared::cta` (wgmma reads shared memory through the
+  /// async proxy; the stores are generic-proxy writes).
+  virtual void barrierAfterLdsWrites(OpBuilder &b, Location loc) const {
+    barrier(b, loc);
+  }
 
   //===--- vendor patterns ------------------------------------------------===//
 
@@ -225,7 +281,7 @@ public:
 };
 
 /// The TargetInfo of a GPU chip of the chip table (fmha/Support/Chips.h:
-/// gfx942, gfx950, sm_90), or null for any other. `kStep` picks the chip's
+/// gfx942, gfx950, sm_90, sm_90a), or null for any other. `kStep` picks the chip's
 /// fp8 MMA with that K step (gfx950: 64 or 16, v_mfma_f32_32x32x16_fp8_fp8);
 /// 0 takes the chip's default; a K step the chip has no MMA for gives null.
 std::unique_ptr<TargetInfo> createTargetInfo(StringRef chip, int64_t kStep = 0);
