@@ -12,6 +12,13 @@ using namespace mlir;
 using namespace mlir::fmha;
 
 namespace {
+
+/// Rows of `bytes` that the chip's swizzle layout holds whole: widths of
+/// 32, 64 or 128 bytes, or column groups of 128.
+bool wholeSwizzleRows(const TargetInfo &ti, int64_t bytes) {
+  int64_t w = ti.ldsSwizzleBytes(bytes);
+  return (w == 32 || w == 64 || w == 128) && bytes % w == 0;
+}
 Type laneElem(Type t) {
   return t.isIndex() ? IntegerType::get(t.getContext(), 32) : t;
 }
@@ -136,8 +143,7 @@ LogicalResult LaneForms::visit(Operation *op) {
       ValueForm f{FormKind::KV};
       f.ldsRows = t.getDimSize(0);
       f.ldsCols = t.getDimSize(1);
-      int64_t w = ti->ldsSwizzleBytes(f.ldsCols);
-      if ((w != 32 && w != 64 && w != 128) || f.ldsCols % w || f.ldsRows != 64)
+      if (!wholeSwizzleRows(*ti, f.ldsCols) || f.ldsRows != 64)
         return fail("the warpgroup MMA reads Q as 64 staged rows of 32, 64 "
                     "or a multiple of 128 bytes; this Q tile is ")
                << f.ldsRows << " x " << f.ldsCols;
@@ -220,12 +226,11 @@ LogicalResult LaneForms::visit(Operation *op) {
     if (ti->warpgroupMma()) {
       // The warpgroup MMA: one warpgroup, B rows of whole swizzle widths
       // (32, 64 or 128 bytes, or a multiple of 128), N = rows <= 256.
-      int64_t w = ti->ldsSwizzleBytes(f.ldsCols);
       if (cfg.getWarps() * layout->wave != 128)
         return fail("the warpgroup MMA needs one warpgroup (4 warps of 32), "
                     "the config has ")
                << cfg.getWarps() << " warps";
-      if ((w != 32 && w != 64 && w != 128) || f.ldsCols % w)
+      if (!wholeSwizzleRows(*ti, f.ldsCols))
         return fail("the warpgroup MMA reads staged rows of 32, 64 or a "
                     "multiple of 128 bytes; this ")
                << (isV ? "V^T" : "K") << " tile's rows hold " << f.ldsCols;

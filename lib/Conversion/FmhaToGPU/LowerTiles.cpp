@@ -9,8 +9,8 @@
 //    (LaneLayout), and the form of every tile value (LaneForms): every rule
 //    the lowering cannot follow is reported here, before anything changes;
 // 2. (the ABI is fmha-outline-kernel's);
-// 3. the LDS plan: a workgroup buffer per K / V tile (1024-aligned where the
-//    chip swizzles it), and a barrier before a tile is written when a
+// 3. the LDS plan: a workgroup buffer per K / V tile (and Q on sm_90a;
+//    1024-aligned where the chip swizzles it), and a barrier before a tile is written when a
 //    product read LDS since, before a product reads when a tile was written
 //    since (TargetInfo::barrierAfterLdsWrites), and at the end of a loop
 //    body that read;

@@ -11,10 +11,11 @@
 //   the cast, r the row's largest vd in the tile, and o += r * (P x V)).
 // - arith.truncf to fp8 of a tile that only feeds the PV product: nothing
 //   (P keeps its scores; the PV pattern packs them).
-// - sm_90a (TargetInfo::warpgroupMma): each product is one chain of
-//   warpgroup MMAs, one per k step, over the whole tile: fence, the steps
-//   (A from registers, B read by the MMA from the swizzled staged tile at
-//   lc.ldsTileOffset), commit and wait; the same V-descale routes.
+// - sm_90a (TargetInfo::warpgroupMma): each product is chains of warpgroup
+//   MMAs over the whole tile, one step per k step, at most
+//   warpgroupMmaPromoteSteps steps per chain summed in f32: S = Q K^T with
+//   both operands staged (SS), P V with P from registers (RS); B (and Q)
+//   read by the MMA from the swizzled staged tiles at lc.ldsTileOffset.
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
@@ -56,9 +57,8 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
       return success();
     };
-    // sm_90a: one warpgroup MMA per k step over the whole tile, B read by
-    // the MMA from the staged tile; the accumulators of all atoms are one
-    // wide vector while the group is in flight.
+    // sm_90a: the accumulators of all atoms are one wide vector while a
+    // chain is in flight.
     Type kvElem = cast<VectorType>(op.getRhs().getType()).getElementType();
     Value ldsBase = ti.warpgroupMma() ? lc.ldsAddress(b, lds) : Value();
     // acc null: a chain from zero. aOf: the RS operand of step c, or null
@@ -181,27 +181,22 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       });
     };
     if (ti.warpgroupMma()) {
+      // Every route: chains from zero, then o += scale * chain after the
+      // wait (a chain accumulating into the rescaled o was off by ~0.3%
+      // rel. Frobenius on the H200, bench/NOTES.md): scaled_p one chain
+      // times r, page_groups one per page times its vd, scalar one times 1.
       auto pOf = [&](int64_t c) { return pOps[c]; };
-      if (group == 0) { // scaled_p
-        SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), 0, steps, pOf));
-        Value sv = vector::BroadcastOp::create(b, accT, rowScale);
-        for (size_t bd = 0; bd < out.parts.size(); ++bd)
-          out.parts[bd] = vector::FMAOp::create(b, c0[bd], sv, out.parts[bd]);
-        return done();
-      }
-      for (int64_t g0 = 0; g0 < steps; g0 += group) {
-        // Every chain from zero, added to o after the wait: a chain that
-        // accumulates into o (rescaled just before) gave results off by
-        // ~0.3% rel. Frobenius on the H200 (bench/NOTES.md).
-        SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), g0, g0 + group, pOf));
-        if (kscale.empty()) {
-          for (size_t bd = 0; bd < out.parts.size(); ++bd)
-            out.parts[bd] = arith::AddFOp::create(b, c0[bd], out.parts[bd]);
-          continue;
+      int64_t g = group ? group : steps;
+      for (int64_t g0 = 0; g0 < steps; g0 += g) {
+        SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), g0, g0 + g, pOf));
+        Value scale = rowScale;
+        if (!scale && !kscale.empty()) {
+          auto [j, v] = (*pElems)[g0][0];
+          scale = vector::ExtractOp::create(b, kscale[j], v);
         }
-        auto [j, v] = (*pElems)[g0][0];
-        Value s = vector::ExtractOp::create(b, kscale[j], v);
-        Value sv = vector::BroadcastOp::create(b, accT, s);
+        if (!scale)
+          scale = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
+        Value sv = vector::BroadcastOp::create(b, accT, scale);
         for (size_t bd = 0; bd < out.parts.size(); ++bd)
           out.parts[bd] = vector::FMAOp::create(b, c0[bd], sv, out.parts[bd]);
       }

@@ -29,7 +29,8 @@ struct Chip {
   int64_t blockM, blockN, warps;
 };
 const Chip kChipsUnderTest[] = {
-    {"gfx942", 128, 128, 4}, {"gfx950", 128, 128, 4}, {"sm_90", 64, 64, 4}};
+    {"gfx942", 128, 128, 4}, {"gfx950", 128, 128, 4}, {"sm_90", 64, 64, 4},
+    {"sm_90a", 64, 128, 4}};
 
 class LaneLayoutTest : public ::testing::TestWithParam<Chip> {
 protected:

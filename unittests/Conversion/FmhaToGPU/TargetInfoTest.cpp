@@ -26,6 +26,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -809,6 +810,11 @@ TEST_P(TargetInfoTest, EmulatedWaveMatchesAttentionTwoTilesRescaled) {
   } else if (StringRef(GetParam()) == "gfx950") {
     EXPECT_EQ(r.qkMmasPerTile, 8);
     EXPECT_EQ(r.pvMmasPerTile, 8);
+  } else if (StringRef(GetParam()) == "sm_90a") {
+    // 128 keys: 2*16*128*128 / (16*8*32), one warp's m16n8k32 slices of
+    // 4 + 4 wgmma m64n128k32 (16 each).
+    EXPECT_EQ(r.qkMmasPerTile, 64);
+    EXPECT_EQ(r.pvMmasPerTile, 64);
   } else { // 16 queries, 64 keys, D = Dv = 128: 2*16*64*128 / (16*8*32)
     EXPECT_EQ(r.qkMmasPerTile, 32);
     EXPECT_EQ(r.pvMmasPerTile, 32);
@@ -901,7 +907,7 @@ TEST_P(TargetInfoTest, MutatedLayoutsFailTheEmulation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Chips, TargetInfoTest,
-                         ::testing::Values("gfx942", "gfx950", "sm_90"),
+                         ::testing::Values("gfx942", "gfx950", "sm_90", "sm_90a"),
                          [](const auto &info) {
                            return std::string(info.param);
                          });
@@ -950,8 +956,8 @@ TEST_P(TargetInfoIRTest, OneLineEmittersVerify) {
   bool amd = doc.wave == 64;
   EXPECT_EQ(targetText,
             amd ? "#rocdl.target<chip = \"" + std::string(GetParam()) + "\">"
-                : std::string("#nvvm.target<chip = \"sm_90\", "
-                              "features = \"+ptx84\">"));
+                : "#nvvm.target<chip = \"" + std::string(GetParam()) +
+                      "\", features = \"+ptx84\">");
 
   OpBuilder b(&ctx);
   Location loc = b.getUnknownLoc();
@@ -996,8 +1002,82 @@ TEST_P(TargetInfoIRTest, OneLineEmittersVerify) {
   }
 }
 
+// sm_90a's warpgroup MMA: the facts the lowering plans with, and one chain
+// of each form built and verified: a fence, one asm per step (the first of
+// a chain from zero with scale-d = 0 and no accumulator inputs), the
+// commit, and the wait.
+TEST(TargetInfoWarpgroup, Sm90aChains) {
+  std::unique_ptr<TargetInfo> sm90 = createTargetInfo("sm_90");
+  std::unique_ptr<TargetInfo> ti = createTargetInfo("sm_90a");
+  ASSERT_TRUE(sm90 && ti);
+  EXPECT_FALSE(sm90->warpgroupMma());
+  EXPECT_EQ(sm90->ldsSwizzleBytes(128), 0);
+  EXPECT_TRUE(ti->warpgroupMma());
+  EXPECT_EQ(ti->ldsSwizzleBytes(32), 32);
+  EXPECT_EQ(ti->ldsSwizzleBytes(64), 64);
+  EXPECT_EQ(ti->ldsSwizzleBytes(128), 128);
+  EXPECT_EQ(ti->ldsSwizzleBytes(256), 128); // two column groups of 128
+  EXPECT_EQ(ti->warpgroupMmaPromoteSteps(), 2);
+
+  MLIRContext ctx;
+  ctx.loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                  NVVM::NVVMDialect, vector::VectorDialect>();
+  OpBuilder b(&ctx);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto gpuModule = gpu::GPUModuleOp::create(
+      b, loc, "k", b.getArrayAttr({ti->gpuModuleTarget(&ctx)}));
+  b.setInsertionPointToStart(gpuModule.getBody());
+  Type fp8 = b.getType<Float8E4M3FNType>();
+  auto aT = VectorType::get({16}, fp8), accT = VectorType::get({64}, b.getF32Type());
+  auto func = gpu::GPUFuncOp::create(
+      b, loc, "f", b.getFunctionType({aT, aT, b.getI64Type(), accT}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  b.setInsertionPointToStart(&func.getBody().front());
+  Value base = func.getArgument(2);
+  TargetInfo::WarpgroupOperandA rs;
+  rs.regs = {func.getArgument(0), func.getArgument(1)};
+  Value c1 = ti->warpgroupMmaChain(b, loc, rs, fp8, fp8, base, {0, 32}, 128,
+                                   128, Value());
+  TargetInfo::WarpgroupOperandA ss;
+  ss.ldsBase = base;
+  ss.offsets = {0, 32};
+  ss.rowBytes = 128;
+  Value c2 = ti->warpgroupMmaChain(b, loc, ss, fp8, fp8, base, {16384, 16416},
+                                   128, 128, func.getArgument(3));
+  EXPECT_EQ(c1.getType(), accT);
+  EXPECT_EQ(c2.getType(), accT);
+  gpu::ReturnOp::create(b, loc);
+  ASSERT_TRUE(succeeded(verify(*module)));
+  SmallVector<std::string> asms;
+  int64_t commits = 0;
+  func.walk([&](Operation *op) {
+    if (auto a = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      EXPECT_TRUE(a.getHasSideEffects()) << a.getAsmString().str();
+      asms.push_back(a.getAsmString().str());
+    }
+    commits += isa<NVVM::WgmmaGroupSyncAlignedOp>(op);
+  });
+  EXPECT_EQ(commits, 2);
+  ASSERT_EQ(asms.size(), 8u); // per chain: fence, 2 steps, wait
+  EXPECT_EQ(asms[0], "wgmma.fence.sync.aligned;");
+  EXPECT_EQ(asms[3], "wgmma.wait_group.sync.aligned 0;");
+  // RS from zero: scale-d 0 and A's 4 words at $64 (no tied inputs), then
+  // scale-d 1 with the 64 accumulators tied ($64.. are inputs, A at $128).
+  EXPECT_NE(asms[1].find("setp.ne.b32 p, 0, 0;"), std::string::npos);
+  EXPECT_NE(asms[1].find("}, {$64, $65, $66, $67}, $68, p, 1, 1;"), std::string::npos);
+  EXPECT_NE(asms[2].find("setp.ne.b32 p, 1, 0;"), std::string::npos);
+  EXPECT_NE(asms[2].find("}, {$128, $129, $130, $131}, $132, p, 1, 1;"),
+            std::string::npos);
+  // SS into an accumulator: both steps tied, two descriptors.
+  EXPECT_NE(asms[5].find("setp.ne.b32 p, 1, 0;"), std::string::npos);
+  EXPECT_NE(asms[5].find("}, $128, $129, p, 1, 1;"), std::string::npos);
+  EXPECT_NE(asms[5].find("m64n128k32.f32.e4m3.e4m3"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Chips, TargetInfoIRTest,
-                         ::testing::Values("gfx942", "gfx950", "sm_90"),
+                         ::testing::Values("gfx942", "gfx950", "sm_90", "sm_90a"),
                          [](const auto &info) {
                            return std::string(info.param);
                          });

@@ -67,8 +67,8 @@ struct ValueForm {
   Type elem;
   /// p: the fp8 type P is cast to.
   Type fp8;
-  /// kv: V (transposed in LDS at pvKeyPosition) or K (row-major), and the
-  /// staged tile's shape in LDS.
+  /// kv: V (transposed in LDS at pvKeyPosition) or K (row-major; on sm_90a
+  /// also Q), and the staged tile's shape in LDS.
   bool isV = false;
   int64_t ldsRows = 0, ldsCols = 0;
 };

@@ -150,18 +150,26 @@ public:
 
   /// Hardware fact: one MMA instruction is issued by the whole workgroup (a
   /// warpgroup of four warps, wgmma.m64nNk32) and covers the full N extent
-  /// of a tile; its B operand is read from a staged LDS tile through a
-  /// descriptor, its A operand is the per-warp `aFragElem` registers, its
-  /// result the per-warp accumulators of `accElem` repeated N / atom.n
-  /// times. false on AMDGPU and sm_90 (one `mma` per atom, B in registers).
+  /// of a tile; its B operand (and, in the SS form, its A) is read from a
+  /// staged LDS tile through a descriptor, a register A operand is the
+  /// per-warp `aFragElem` registers, its result the per-warp accumulators
+  /// of `accElem` repeated N / atom.n times. false on AMDGPU and sm_90 (one
+  /// `mma` per atom, both operands in registers).
   virtual bool warpgroupMma() const { return false; }
-  /// Emission choice: the swizzle width in bytes of a staged K / V^T tile
+  /// Emission choice: the swizzle width in bytes of a staged Q / K / V^T tile
   /// whose rows hold `rowBytes`: 0 = rows as they are (AMDGPU, sm_90). For
   /// a width W the tile is stored as rowBytes / W column groups of W-byte
   /// rows, one after the other, and the 16-byte chunk c of row r of a group
   /// sits at chunk c ^ ((r / (128 / W)) % (W / 16)) (the 128B / 64B / 32B
   /// swizzle of wgmma descriptors). sm_90a: min(rowBytes, 128).
   virtual int64_t ldsSwizzleBytes(int64_t rowBytes) const { return 0; }
+  /// Emission choice: the k steps one chain accumulates inside the MMA
+  /// before its sum is added in f32 registers. sm_90a: 2. Hopper's FP8
+  /// wgmma keeps only about 14 bits of the accumulator (DeepSeek-V3
+  /// report, section 3.3.2); measured on the H200 with spread data (page 16,
+  /// causal, 16/16 heads): a whole 4-step chain gives a row error of 0.090
+  /// against the oracle (bar 0.07), 2 steps 0.054, 1 step 0.056 (bench/NOTES.md).
+  virtual int64_t warpgroupMmaPromoteSteps() const { return 1; }
   /// A chain of warpgroup MMAs, waited for: acc + sum over steps c of
   /// A_c * B_c. A_c is one k step of the A operand: `a.regs[c]`
   /// (vector<aPerLane x fp8>, the RS form) or, when `a.regs` is empty, the
@@ -176,13 +184,6 @@ public:
   /// (inline PTX: MLIR 22 has no RS op; the first step of a chain from zero
   /// with scale-d = 0), `wgmma.commit_group`, and a wait the accumulators
   /// pass through.
-  /// Emission choice: the k steps one chain accumulates inside the MMA
-  /// before its sum is added in f32 registers. sm_90a: 2. Hopper's FP8
-  /// wgmma keeps only about 14 bits of the accumulator (DeepSeek-V3
-  /// report, section 3.3.2); measured on the H200 with spread data (page 16,
-  /// causal, 16/16 heads): a whole 4-step chain gives a row error of 0.090
-  /// against the oracle (bar 0.07), 2 steps 0.054, 1 step 0.056 (bench/NOTES.md).
-  virtual int64_t warpgroupMmaPromoteSteps() const { return 1; }
   struct WarpgroupOperandA {
     SmallVector<Value> regs;
     Value ldsBase;
