@@ -14,10 +14,10 @@
 // RUN: sed s/FNUZ/FN/g %fmha_src_root/examples/default_request.mlir | fmha-opt --fmha-to-nvvm-pipeline | FileCheck %s --check-prefix=NV-DEFAULT
 // RUN: fmha-opt %fmha_src_root/examples/default_request.mlir --fmha-to-rocdl-pipeline=format=isa | FileCheck %s --check-prefix=ROCDL-DEFAULT
 
-// NV-AMD: fmha-to-nvvm-pipeline: chip 'gfx942' is an AMDGPU chip; expected an NVIDIA chip (sm_90)
+// NV-AMD: fmha-to-nvvm-pipeline: chip 'gfx942' is an AMDGPU chip; expected an NVIDIA chip (sm_90 or sm_90a)
 // NV-AMD-NOT: module
-// NV-HOST: fmha-to-nvvm-pipeline: chip 'host' is the host pseudo-chip; expected an NVIDIA chip (sm_90)
-// NV-UNKNOWN: fmha-to-nvvm-pipeline: unknown chip 'sm_80'; expected an NVIDIA chip (sm_90)
+// NV-HOST: fmha-to-nvvm-pipeline: chip 'host' is the host pseudo-chip; expected an NVIDIA chip (sm_90 or sm_90a)
+// NV-UNKNOWN: fmha-to-nvvm-pipeline: unknown chip 'sm_80'; expected an NVIDIA chip (sm_90 or sm_90a)
 // ROCDL-NV: fmha-to-rocdl-pipeline: chip 'sm_90' is an NVIDIA chip; expected an AMDGPU chip (gfx942 or gfx950)
 // ROCDL-NV-NOT: module
 // ROCDL-UNKNOWN: fmha-to-rocdl-pipeline: unknown chip 'gfx1100'; expected an AMDGPU chip (gfx942 or gfx950)
