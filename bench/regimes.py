@@ -41,6 +41,9 @@ CHIPS = {
                    mma_m=32, mma_n=32, fp8="f8E4M3FN", transposed=True),
     "sm_90": dict(wave=32, warps=4, block_m=64, block_n=64, k_step=32,
                   mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False),
+    # The same per-warp layouts (one warp's slice of wgmma m64nNk32).
+    "sm_90a": dict(wave=32, warps=4, block_m=64, block_n=128, k_step=32,
+                   mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False),
 }
 
 
@@ -75,7 +78,7 @@ def atom_n(chip):
 
 
 def pv_key_position(chip, k, key):
-    if chip == "sm_90":
+    if chip.startswith("sm_90"):
         t, b1 = (key >> 1) & 3, (key >> 3) & 1
         return (key & ~0xF) | (t << 2) | (b1 << 1) | (key & 1)
     if k == 16:  # (b3 b2) -> (b2 b3)
@@ -86,7 +89,7 @@ def pv_key_position(chip, k, key):
 
 def p_frag_kq(chip, k, lane, e):
     """Contraction slot of P element e of a lane in one PV step."""
-    if chip == "sm_90":  # aFragElem col
+    if chip.startswith("sm_90"):  # aFragElem col
         return 4 * (lane % 4) + e % 4 + 16 * (e // 8)
     h = lane // 32  # bFragElem row = kSlot(h, e)
     return 8 * h + e if k == 16 else 16 * h + 32 * (e // 16) + e % 16
@@ -319,7 +322,7 @@ def check(fmha_compile):
                 continue
             mlir = open(out + ".mlir").read()
             cfg = config_of(mlir)
-            bcast = (mlir.count("rocdl.readfirstlane") if chip != "sm_90"
+            bcast = (mlir.count("rocdl.readfirstlane") if not chip.startswith("sm_90")
                      else len(re.findall(r"gpu\.shuffle\s+idx", mlir)))
             want_regime = ("one_page" if r["ids"] == "uniform" else
                            "whole_pages" if r["aligned"] else "unaligned")

@@ -115,14 +115,6 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     error = "target must be " + expectedChipsText() + ", not '" + t + "'";
     return nullptr;
   }
-  if (lookupChip(t)->warpgroupMma) {
-    // The runtime has no warpgroup MMA (wgmma) yet: the sm_90a kernels run
-    // on the H200 only (bench/nvidia/make_matrix.py --chip sm_90a).
-    error = "target " + t +
-            ": the lane emulator does not run the warpgroup MMA (wgmma) yet; "
-            "sm_90a kernels are checked on the H200";
-    return nullptr;
-  }
   if (std::string err = req.validate(); !err.empty()) {
     error = "invalid request: " + err;
     return nullptr;

@@ -24,6 +24,18 @@
 //   fragments for mma.m16n8k32"): with g = lane/4, t = lane%4, A byte e at
 //   (g + 8((e/4)%2), 4t + e%4 + 16(e/8)), B byte e at (4t + e%4 + 16(e/4),
 //   g), C/D register v at (g + 8(v/2), 2t + v%2).
+// - wgmma.mma_async.sync.aligned.m64n<N>k32.f32 with e4m3/e5m2 (PTX ISA,
+//   "Asynchronous Warpgroup Level Matrix Multiply-Accumulate", "Matrix
+//   Descriptor Format", "Shared Memory Matrix Layout"): 4 warps; warp w,
+//   lane l: A byte e (register form) at (16w + l/4 + 8((e/4)%2), 4(l%4) +
+//   e%4 + 16(e/8)); D register v at (16w + l/4 + 8((v/2)%2), 8(v/4) +
+//   2(l%4) + v%2). A descriptor: start address bits 0-13 (>> 4), stride
+//   byte offset bits 32-45 (>> 4), swizzle mode bits 62-63 (1: 128B, 2:
+//   64B, 3: 32B); element (row r, byte k) of a K-major swizzled matrix at
+//   u = start + (r / 8) * SBO + (r % 8) * W + k, stored at u ^ (((u >> 7) &
+//   (W/16 - 1)) << 4). The workgroup's shared buffers lie in one
+//   2^18-aligned arena, so the descriptor's 18 address bits name a byte of
+//   it.
 // Products of fp8 values are exact; the runtime sums them in double and
 // adds C before one rounding to f32 (the hardware's internal precision is
 // not documented; the H200 comparison in docs/LANE_EMULATOR.md measures
@@ -40,6 +52,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -62,7 +75,7 @@ DType dtypeOf(int32_t fmt) {
 }
 
 enum class State { Runnable, AtWaveOp, AtBarrier, Done };
-enum class WaveOp { None, Shuffle, ReadFirstLane, Mma };
+enum class WaveOp { None, Shuffle, ReadFirstLane, Mma, Wgmma };
 
 struct Lane {
   ucontext_t ctx;
@@ -74,10 +87,12 @@ struct Lane {
   // Operands of the op it waits at, and its result.
   int32_t mode = 0, value = 0, offset = 0, width = 0, kind = 0;
   void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+  int64_t descA = 0, descB = 0;
   int64_t result = 0;
 };
 
 constexpr size_t kStackBytes = 1 << 20; // per lane; only what is touched is committed
+constexpr size_t kArenaBytes = size_t(1) << 18; // 256 KiB of shared memory
 
 struct Launch {
   void (*entry)(int64_t *) = nullptr;
@@ -85,12 +100,17 @@ struct Launch {
   int64_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1}, blockId[3] = {0, 0, 0};
   int64_t waveSize = 1;
   std::vector<Lane> lanes;
-  std::vector<std::vector<uint8_t>> shared;
+  /// The workgroup buffers: (offset, bytes) in `arena`, one 2^18-aligned
+  /// block of kArenaBytes (the wgmma descriptors' address space).
+  std::vector<std::pair<size_t, size_t>> shared;
+  uint8_t *arena = nullptr;
+  size_t arenaUsed = 0;
   ucontext_t scheduler;
   Lane *current = nullptr;
   size_t page = 4096;
 
   ~Launch() {
+    std::free(arena);
     for (Lane &l : lanes)
       if (l.stack)
         munmap(l.stack, kStackBytes + page);
@@ -244,6 +264,88 @@ bool runMma(Lane *const *w, int64_t n, std::string &err) {
   return true;
 }
 
+/// One warpgroup MMA over the 128 lanes of a warpgroup (4 waves of 32).
+bool runWgmma(const Launch &L, Lane *const *g, std::string &err) {
+  const Lane &f = *g[0];
+  int64_t n = f.width;
+  if (n < 8 || n > 256 || n % 8) {
+    err = "wgmma with N = " + std::to_string(n);
+    return false;
+  }
+  for (int64_t i = 0; i < 128; ++i) {
+    const Lane &l = *g[i];
+    if (l.kind != f.kind || l.width != f.width || l.mode != f.mode ||
+        l.descA != f.descA || l.descB != f.descB || (l.a == nullptr) != (f.a == nullptr)) {
+      err = "lanes of one warpgroup issued different wgmma operands at one site";
+      return false;
+    }
+  }
+  DType ta = dtypeOf(mmaKindA(f.kind)), tb = dtypeOf(mmaKindB(f.kind));
+  // The byte a descriptor names at (row r, byte k), or null.
+  auto at = [&](int64_t desc, int64_t r, int64_t k) -> const uint8_t * {
+    uint64_t d = static_cast<uint64_t>(desc);
+    uint64_t start = (d & 0x3FFF) << 4, sbo = ((d >> 32) & 0x3FFF) << 4;
+    uint64_t mode = d >> 62, w = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0;
+    if (!w || !L.arena)
+      return nullptr; // the interleaved (no swizzle) layout is not modelled
+    uint64_t u = start + (r / 8) * sbo + (r % 8) * w + k;
+    u ^= ((u >> 7) & (w / 16 - 1)) << 4;
+    return u < kArenaBytes ? L.arena + u : nullptr;
+  };
+  constexpr int64_t M = 64, K = 32;
+  std::vector<double> A(M * K), B(K * n), C(M * n, 0.0);
+  for (int64_t m = 0; m < M && !f.a; ++m)
+    for (int64_t k = 0; k < K; ++k) {
+      const uint8_t *p = at(f.descA, m, k);
+      if (!p) {
+        err = "wgmma A descriptor outside the workgroup's shared memory";
+        return false;
+      }
+      A[m * K + k] = ref::decodeFp8(ta, *p);
+    }
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t k = 0; k < K; ++k) {
+      const uint8_t *p = at(f.descB, j, k);
+      if (!p) {
+        err = "wgmma B descriptor outside the workgroup's shared memory";
+        return false;
+      }
+      B[k * n + j] = ref::decodeFp8(tb, *p);
+    }
+  auto accAt = [](int64_t w, int64_t l, int64_t v) -> Frag {
+    return {16 * w + l / 4 + 8 * ((v / 2) % 2), 8 * (v / 4) + 2 * (l % 4) + v % 2};
+  };
+  for (int64_t i = 0; i < 128; ++i) {
+    int64_t w = i / 32, l = i % 32;
+    if (f.a) {
+      auto *a = static_cast<const uint8_t *>(g[i]->a);
+      for (int64_t e = 0; e < 16; ++e)
+        A[(16 * w + l / 4 + 8 * ((e / 4) % 2)) * K + 4 * (l % 4) + e % 4 + 16 * (e / 8)] =
+            ref::decodeFp8(ta, a[e]);
+    }
+    if (f.mode) {
+      auto *c = static_cast<const float *>(g[i]->c);
+      for (int64_t v = 0; v < n / 2; ++v) {
+        Frag p = accAt(w, l, v);
+        C[p.row * n + p.col] = c[v];
+      }
+    }
+  }
+  for (int64_t i = 0; i < 128; ++i) {
+    int64_t w = i / 32, l = i % 32;
+    auto *d = static_cast<float *>(g[i]->d);
+    for (int64_t v = 0; v < n / 2; ++v) {
+      Frag p = accAt(w, l, v);
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k)
+        s += A[p.row * K + k] * B[k * n + p.col];
+      d[v] = static_cast<float>(s + C[p.row * n + p.col]);
+    }
+  }
+  ++tStats.mmas;
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // The scheduler of one workgroup
 //===----------------------------------------------------------------------===//
@@ -253,6 +355,7 @@ const char *opName(WaveOp op) {
   case WaveOp::Shuffle: return "shuffle";
   case WaveOp::ReadFirstLane: return "readfirstlane";
   case WaveOp::Mma: return "MMA";
+  case WaveOp::Wgmma: return "wgmma";
   default: return "?";
   }
 }
@@ -268,8 +371,8 @@ const char *stateName(const Lane &l) {
 
 bool runWorkgroup(Launch &L) {
   int64_t threads = L.block[0] * L.block[1] * L.block[2];
-  for (auto &s : L.shared)
-    std::memset(s.data(), 0x7F, s.size());
+  for (auto [off, bytes] : L.shared)
+    std::memset(L.arena + off, 0x7F, bytes); // unwritten bytes read as 0x7F
   for (int64_t i = 0; i < threads; ++i) {
     Lane &l = L.lanes[i];
     l.linear = i;
@@ -326,6 +429,31 @@ bool runWorkgroup(Launch &L) {
         }
       }
       std::string err;
+      if (first.op == WaveOp::Wgmma) {
+        // A warpgroup op: run once all 4 waves of the warpgroup are at it.
+        int64_t w0 = w / 4 * 4;
+        if (w != w0 || threads < w0 * W + 128 || W != 32)
+          continue;
+        bool ready = true;
+        for (int64_t i = 0; i < 128 && ready; ++i) {
+          const Lane &l = L.lanes[w0 * W + i];
+          ready = l.state == State::AtWaveOp && l.op == WaveOp::Wgmma &&
+                  l.site == first.site;
+        }
+        if (!ready)
+          continue;
+        std::vector<Lane *> group(128);
+        for (int64_t i = 0; i < 128; ++i)
+          group[i] = &L.lanes[w0 * W + i];
+        if (!runWgmma(L, group.data(), err)) {
+          setError(err + " (" + where(L, first) + ")");
+          return false;
+        }
+        for (Lane *l : group)
+          l->state = State::Runnable;
+        progressed = true;
+        continue;
+      }
       switch (first.op) {
       case WaveOp::Shuffle:
         runShuffle(wave.data(), n);
@@ -456,15 +584,30 @@ void *fmha_lane_shared(int32_t index, int64_t bytes) {
   if (index < 0 || bytes < 0)
     return nullptr;
   if (static_cast<size_t>(index) >= L.shared.size())
-    L.shared.resize(index + 1);
-  std::vector<uint8_t> &s = L.shared[index];
-  if (s.empty() && bytes) {
-    s.assign(static_cast<size_t>(bytes), 0x7F); // unwritten bytes read as 0x7F
-  } else if (static_cast<int64_t>(s.size()) != bytes) {
+    L.shared.resize(index + 1, {0, 0});
+  auto &[off, size] = L.shared[index];
+  if (!size && bytes) {
+    if (!L.arena) {
+      L.arena = static_cast<uint8_t *>(std::aligned_alloc(kArenaBytes, kArenaBytes));
+      if (!L.arena) {
+        setError("cannot allocate the workgroup's shared memory");
+        return nullptr;
+      }
+    }
+    off = (L.arenaUsed + 1023) / 1024 * 1024; // buffers 1024-aligned
+    if (off + static_cast<size_t>(bytes) > kArenaBytes) {
+      setError("workgroup buffers exceed " + std::to_string(kArenaBytes) +
+               " bytes of shared memory");
+      return nullptr;
+    }
+    size = static_cast<size_t>(bytes);
+    L.arenaUsed = off + size;
+    std::memset(L.arena + off, 0x7F, size);
+  } else if (static_cast<int64_t>(size) != bytes) {
     setError("workgroup buffer " + std::to_string(index) + " asked with " +
-             std::to_string(bytes) + " bytes, has " + std::to_string(s.size()));
+             std::to_string(bytes) + " bytes, has " + std::to_string(size));
   }
-  return s.data();
+  return L.arena + off;
 }
 
 void fmha_lane_barrier(int32_t site) { suspend(State::AtBarrier, WaveOp::None, site); }
@@ -489,6 +632,14 @@ void fmha_lane_mma(int32_t site, int32_t kind, void *a, void *b, void *c,
   Lane &l = self();
   l.kind = kind, l.a = a, l.b = b, l.c = c, l.d = d;
   suspend(State::AtWaveOp, WaveOp::Mma, site);
+}
+
+void fmha_lane_wgmma(int32_t site, int32_t kind, int32_t n, int32_t scaleD,
+                     void *a, int64_t descA, int64_t descB, void *c, void *d) {
+  Lane &l = self();
+  l.kind = kind, l.width = n, l.mode = scaleD, l.a = a, l.c = c, l.d = d;
+  l.descA = descA, l.descB = descB;
+  suspend(State::AtWaveOp, WaveOp::Wgmma, site);
 }
 
 /// v_cvt_pk_fp8_f32: round to nearest even; src a to the low byte of word
@@ -550,6 +701,7 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kShuffle, reinterpret_cast<void *>(&fmha_lane_shuffle)},
           {kReadFirstLane, reinterpret_cast<void *>(&fmha_lane_readfirstlane)},
           {kMma, reinterpret_cast<void *>(&fmha_lane_mma)},
+          {kWgmma, reinterpret_cast<void *>(&fmha_lane_wgmma)},
           {kCvtPkFp8, reinterpret_cast<void *>(&fmha_lane_cvt_pk_fp8)},
           {kCvtFp8x2, reinterpret_cast<void *>(&fmha_lane_cvt_fp8x2)},
           {kExp2, reinterpret_cast<void *>(&fmha_lane_exp2)},

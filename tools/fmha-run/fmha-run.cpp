@@ -53,7 +53,7 @@ using namespace fmha_tools;
 
 static cl::opt<std::string> optTarget(
     "target",
-    cl::desc("where to run: host (the tiled form on the CPU) | gfx942 | gfx950 | sm_90 "
+    cl::desc("where to run: host (the tiled form on the CPU) | gfx942 | gfx950 | sm_90 | sm_90a "
              "(that chip's lane-level kernel on the CPU, one lane at a time: the lane emulator)"),
     cl::init("host"), cl::cat(kToolCategory));
 static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false), cl::cat(kToolCategory));

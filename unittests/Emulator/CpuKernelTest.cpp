@@ -73,7 +73,7 @@ TEST_P(CpuKernelTarget, MeetsBothReferencesAndSeesADescaleBug) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, CpuKernelTarget,
-                         ::testing::Values("host", "gfx942", "gfx950", "sm_90"));
+                         ::testing::Values("host", "gfx942", "gfx950", "sm_90", "sm_90a"));
 
 TEST(CpuKernel, BadRequestsAreErrorsWithTheToolsExitCode) {
   std::string err;

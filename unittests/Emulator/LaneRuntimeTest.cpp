@@ -133,6 +133,138 @@ INSTANTIATE_TEST_SUITE_P(Chips, LaneMma,
                          });
 
 //===----------------------------------------------------------------------===//
+// wgmma: runtime semantics vs the sm_90a TargetInfo's per-warp layouts and a
+// shared-memory layout built by chunk permutation
+//===----------------------------------------------------------------------===//
+
+/// One warpgroup MMA of 64 x n x 32: A in registers (RS) or staged with
+/// 64-byte rows (SS, k offset 32: the second k step of those rows), B
+/// staged with rows of `bRowBytes` (128: 128B swizzle, 32: 32B swizzle).
+struct WgmmaWorld {
+  const mlir::fmha::TargetInfo *ti;
+  bool ss;
+  int64_t n, bRowBytes;
+  bool accumulate;
+  std::vector<uint8_t> A, B; // codes, A row-major 64 x 32, B row-major 32 x n
+  std::vector<float> C, D;   // 64 x n
+};
+WgmmaWorld *gWg = nullptr;
+
+/// Where a K-major swizzled tile (rows of `w` bytes, 1024-aligned) keeps
+/// byte k of row r: the 16-byte chunk c = k / 16 of the row moves to
+/// c ^ ((r / (128 / w)) % (w / 16)) (the chunk permutation the PTX ISA's
+/// swizzle figures draw).
+int64_t swizzled(int64_t w, int64_t r, int64_t k) {
+  int64_t c = (k / 16) ^ ((r / (128 / w)) % (w / 16));
+  return r * w + c * 16 + k % 16;
+}
+
+int64_t descriptor(uint64_t addr, int64_t w) {
+  uint64_t mode = w == 128 ? 1 : w == 64 ? 2 : 3;
+  return static_cast<int64_t>(((addr >> 4) & 0x3FFF) | (uint64_t(1) << 16) |
+                              (uint64_t(8 * w >> 4) << 32) | (mode << 62));
+}
+
+void wgmmaLane(int64_t *) {
+  WgmmaWorld &w = *gWg;
+  int64_t t = fmha_lane_id(lane::ThreadX), warp = t / 32, l = t % 32;
+  auto *a = static_cast<uint8_t *>(fmha_lane_shared(0, 64 * 64));
+  auto *b = static_cast<uint8_t *>(fmha_lane_shared(1, 256 * 128));
+  if (t == 0) {
+    for (int64_t m = 0; m < 64; ++m)
+      for (int64_t k = 0; k < 32; ++k)
+        a[swizzled(64, m, 32 + k)] = w.A[m * 32 + k];
+    for (int64_t j = 0; j < w.n; ++j)
+      for (int64_t k = 0; k < 32; ++k)
+        b[swizzled(w.bRowBytes, j, k)] = w.B[k * w.n + j];
+  }
+  fmha_lane_barrier(1);
+  alignas(64) uint8_t ra[16] = {};
+  alignas(64) float c[128] = {}, d[128] = {};
+  for (int64_t e = 0; e < 16; ++e) {
+    mlir::fmha::FragElem f = w.ti->aFragElem(l, e);
+    ra[e] = w.A[(16 * warp + f.row) * 32 + f.col];
+  }
+  auto accPos = [&](int64_t v) {
+    mlir::fmha::AccElem f = w.ti->accElem(l, v % 4);
+    return (16 * warp + f.row) * w.n + 8 * (v / 4) + f.col;
+  };
+  for (int64_t v = 0; v < w.n / 2; ++v)
+    c[v] = w.C[accPos(v)];
+  int32_t kind = lane::mmaKind(lane::WgmmaM64NK32, lane::E4M3FN, lane::E4M3FN);
+  fmha_lane_wgmma(9, kind, static_cast<int32_t>(w.n), w.accumulate ? 1 : 0,
+                  w.ss ? nullptr : ra,
+                  w.ss ? descriptor(reinterpret_cast<uintptr_t>(a) + 32, 64) : 0,
+                  descriptor(reinterpret_cast<uintptr_t>(b), w.bRowBytes), c, d);
+  for (int64_t v = 0; v < w.n / 2; ++v)
+    w.D[accPos(v)] = d[v];
+}
+
+struct WgmmaCase {
+  bool ss;
+  int64_t n, bRowBytes;
+  bool accumulate;
+};
+class LaneWgmma : public ::testing::TestWithParam<WgmmaCase> {};
+
+TEST_P(LaneWgmma, MatchesLayoutsAndSwizzle) {
+  WgmmaCase p = GetParam();
+  auto ti = mlir::fmha::createTargetInfo("sm_90a");
+  ASSERT_TRUE(ti);
+  WgmmaWorld w{ti.get(), p.ss, p.n, p.bRowBytes, p.accumulate, {}, {}, {}, {}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-2, 2);
+  for (int64_t i = 0; i < 64 * 32; ++i)
+    w.A.push_back(static_cast<uint8_t>(ref::encode(ref::DType::F8E4M3FN, u(rng))));
+  for (int64_t i = 0; i < 32 * p.n; ++i)
+    w.B.push_back(static_cast<uint8_t>(ref::encode(ref::DType::F8E4M3FN, u(rng))));
+  for (int64_t i = 0; i < 64 * p.n; ++i)
+    w.C.push_back(u(rng));
+  w.D.assign(64 * p.n, NAN);
+  lane::takeLaneRuntimeStats();
+  gWg = &w;
+  fmha_lane_launch(wgmmaLane, 1, 1, 1, 128, 1, 1, nullptr, 32);
+  gWg = nullptr;
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t i = 0; i < 64; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      double s = p.accumulate ? w.C[i * p.n + j] : 0.0;
+      for (int64_t k = 0; k < 32; ++k)
+        s += double(ref::decodeFp8(ref::DType::F8E4M3FN, w.A[i * 32 + k])) *
+             ref::decodeFp8(ref::DType::F8E4M3FN, w.B[k * p.n + j]);
+      EXPECT_EQ(w.D[i * p.n + j], static_cast<float>(s)) << "(" << i << ", " << j << ")";
+    }
+  EXPECT_EQ(lane::takeLaneRuntimeStats().mmas, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Forms, LaneWgmma,
+    ::testing::Values(WgmmaCase{false, 128, 128, false}, WgmmaCase{false, 256, 128, true},
+                      WgmmaCase{true, 64, 32, true}, WgmmaCase{true, 128, 128, false}),
+    [](const auto &info) {
+      const WgmmaCase &c = info.param;
+      return std::string(c.ss ? "SS" : "RS") + "_n" + std::to_string(c.n) + "_b" +
+             std::to_string(c.bRowBytes) + (c.accumulate ? "_acc" : "_zero");
+    });
+
+/// A warpgroup op some waves of the warpgroup never reach is reported.
+void wgmmaHalfLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  alignas(64) uint8_t ra[16] = {};
+  alignas(64) float c[64] = {}, d[64] = {};
+  if (t < 64)
+    fmha_lane_wgmma(3, lane::mmaKind(lane::WgmmaM64NK32, lane::E4M3FN, lane::E4M3FN),
+                    128, 0, ra, 0, 0, c, d);
+  fmha_lane_barrier(4);
+}
+
+TEST(LaneWgmma, WarpgroupNotAllThereIsAnError) {
+  fmha_lane_launch(wgmmaHalfLane, 1, 1, 1, 128, 1, 1, nullptr, 32);
+  std::string err = lane::takeLaneRuntimeError();
+  EXPECT_NE(err, "");
+}
+
+//===----------------------------------------------------------------------===//
 // Shuffles, readfirstlane, shared memory, barriers, lane ids
 //===----------------------------------------------------------------------===//
 

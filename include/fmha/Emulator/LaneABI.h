@@ -17,6 +17,10 @@
 //   int32_t fmha_lane_readfirstlane(i32 site, i32 value)
 //   void    fmha_lane_mma(i32 site, i32 kind, void *a, void *b, void *c,
 //                         void *d)             // kind: mmaKind()
+//   void    fmha_lane_wgmma(i32 site, i32 kind, i32 n, i32 scaleD, void *a,
+//                           i64 descA, i64 descB, void *c, void *d)
+//                                              // a warpgroup op: the 4
+//                                              // waves of a warpgroup meet
 //   int32_t fmha_lane_cvt_pk_fp8(f32 a, f32 b, i32 old, i32 wordSel, i32 fmt)
 //   int32_t fmha_lane_cvt_fp8x2(f32 hi, f32 lo, i32 fmt) // NVIDIA order
 //   float   fmha_lane_exp2(f32 x)
@@ -45,6 +49,7 @@ inline constexpr const char *kBarrier = "fmha_lane_barrier";
 inline constexpr const char *kShuffle = "fmha_lane_shuffle";
 inline constexpr const char *kReadFirstLane = "fmha_lane_readfirstlane";
 inline constexpr const char *kMma = "fmha_lane_mma";
+inline constexpr const char *kWgmma = "fmha_lane_wgmma";
 inline constexpr const char *kCvtPkFp8 = "fmha_lane_cvt_pk_fp8";
 inline constexpr const char *kCvtFp8x2 = "fmha_lane_cvt_fp8x2";
 inline constexpr const char *kExp2 = "fmha_lane_exp2";
@@ -72,6 +77,10 @@ enum MmaShape : int32_t {
   /// mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2} (sm_89+): A 16
   /// bytes (4 x b32), B 8 bytes (2 x b32), C 4 f32.
   MmaSyncM16N8K32 = 2,
+  /// wgmma.mma_async.sync.aligned.m64n<N>k32.f32.{e4m3,e5m2} (sm_90a), by
+  /// a warpgroup of 4 warps: A 16 bytes (4 x b32) per lane or a shared
+  /// memory descriptor, B a descriptor, C / D N/2 f32 per lane.
+  WgmmaM64NK32 = 3,
 };
 
 constexpr int32_t mmaKind(MmaShape s, Fp8Format a, Fp8Format b) {
@@ -105,6 +114,8 @@ int64_t fmha_lane_shuffle(int32_t site, int32_t mode, int32_t value,
 int32_t fmha_lane_readfirstlane(int32_t site, int32_t value);
 void fmha_lane_mma(int32_t site, int32_t kind, void *a, void *b, void *c,
                    void *d);
+void fmha_lane_wgmma(int32_t site, int32_t kind, int32_t n, int32_t scaleD,
+                     void *a, int64_t descA, int64_t descB, void *c, void *d);
 int32_t fmha_lane_cvt_pk_fp8(float a, float b, int32_t old, int32_t wordSel,
                              int32_t fmt);
 int32_t fmha_lane_cvt_fp8x2(float hi, float lo, int32_t fmt);

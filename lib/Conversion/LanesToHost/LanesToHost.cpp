@@ -116,8 +116,11 @@ std::optional<lane::Fp8Format> fp8Format(Type t) {
 
 /// Inline PTX the emulator gives semantics to, parsed from its text.
 struct Asm {
-  enum Kind { MmaSync, Ex2, Lg2, CvtFp8x2 } kind;
+  enum Kind { MmaSync, Ex2, Lg2, CvtFp8x2, Wgmma, Tied } kind;
   lane::Fp8Format a = lane::E4M3FN, b = lane::E4M3FN;
+  // Wgmma: N, scale-d (accumulator inputs first when 1), A in registers.
+  int64_t n = 0;
+  bool scaleD = false, aRegs = false;
 };
 
 std::optional<lane::Fp8Format> ptxFp8(StringRef s) {
@@ -128,7 +131,56 @@ std::optional<lane::Fp8Format> ptxFp8(StringRef s) {
   return std::nullopt;
 }
 
+/// sm_90a's wgmma step as TargetInfo::warpgroupMmaChain prints it:
+/// "{\n.reg .pred p;\nsetp.ne.b32 p, S, 0;\nwgmma.mma_async.sync.aligned.
+/// m64n<N>k32.f32.<a>.<b> {...}, A, descB, p, 1, 1;\n}" with operands: the
+/// N/2 accumulators when S = 1, A (4 b32, or a descriptor), descB.
+std::optional<Asm> parseWgmma(LLVM::InlineAsmOp op) {
+  StringRef s = op.getAsmString();
+  StringRef head = "{\n.reg .pred p;\nsetp.ne.b32 p, ";
+  if (!s.consume_front(head))
+    return std::nullopt;
+  Asm r{Asm::Wgmma};
+  if (s.consume_front("1"))
+    r.scaleD = true;
+  else if (!s.consume_front("0"))
+    return std::nullopt;
+  if (!s.consume_front(", 0;\nwgmma.mma_async.sync.aligned.m64n") ||
+      s.consumeInteger(10, r.n) || r.n < 8 || r.n > 256 || r.n % 8 ||
+      !s.consume_front("k32.f32."))
+    return std::nullopt;
+  auto a = ptxFp8(s.take_front(4));
+  s = s.drop_front(4);
+  if (!a || !s.consume_front("."))
+    return std::nullopt;
+  auto b = ptxFp8(s.take_front(4));
+  if (!b)
+    return std::nullopt;
+  r.a = *a, r.b = *b;
+  int64_t nAcc = r.n / 2, in0 = r.scaleD ? nAcc : 0;
+  ValueRange in = op.getOperands();
+  r.aRegs = in.size() == size_t(in0 + 5);
+  if (!r.aRegs && in.size() != size_t(in0 + 2))
+    return std::nullopt;
+  for (int64_t i = 0; i < in0; ++i)
+    if (!in[i].getType().isF32())
+      return std::nullopt;
+  for (int64_t i = in0; i < int64_t(in.size()) - 1; ++i)
+    if (!in[i].getType().isInteger(r.aRegs ? 32 : 64))
+      return std::nullopt;
+  if (!in.back().getType().isInteger(64))
+    return std::nullopt;
+  return r;
+}
+
 std::optional<Asm> parseAsm(LLVM::InlineAsmOp op) {
+  if (op.getAsmString().contains("wgmma.mma_async"))
+    return parseWgmma(op);
+  // wgmma.fence / wait_group with their operands tied in and out: the
+  // runtime's wgmma is synchronous, so both pass the values through.
+  if (op.getAsmString() == "wgmma.fence.sync.aligned;" ||
+      op.getAsmString() == "wgmma.wait_group.sync.aligned 0;")
+    return Asm{Asm::Tied};
   StringRef s = op.getAsmString().trim();
   StringRef mnemonic = s.take_until([](char c) { return c == ' '; });
   SmallVector<StringRef> parts;
@@ -171,6 +223,10 @@ std::string unsupported(Operation *op) {
     return "";
   if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BarrierOp, gpu::ReturnOp,
           amdgpu::SchedBarrierOp>(op))
+    return "";
+  // The runtime's wgmma is synchronous and reads shared memory directly:
+  // the commit and the async-proxy fence have nothing to order.
+  if (isa<NVVM::WgmmaGroupSyncAlignedOp, NVVM::FenceProxyOp>(op))
     return "";
   if (auto s = dyn_cast<gpu::ShuffleOp>(op))
     return isScalarF32OrI32(s.getValue().getType()) ? "" : "a shuffle of a non-32-bit value";
@@ -333,7 +389,8 @@ void Rewriter::rewriteOp(Operation *op) {
     op->erase();
     return;
   }
-  if (isa<amdgpu::SchedBarrierOp>(op)) {
+  if (isa<amdgpu::SchedBarrierOp, NVVM::WgmmaGroupSyncAlignedOp,
+          NVVM::FenceProxyOp>(op)) {
     op->erase();
     return;
   }
@@ -401,6 +458,40 @@ void Rewriter::rewriteOp(Operation *op) {
   case Asm::CvtFp8x2: {
     Value r = call(b, lane::kCvtFp8x2, {in[0], in[1], i32(b, info.a)}, {i32T});
     return replace(arith::TruncIOp::create(b, op->getResult(0).getType(), r));
+  }
+  case Asm::Tied: {
+    Type st = op->getResult(0).getType();
+    Value s = LLVM::PoisonOp::create(b, st);
+    for (auto [i, v] : llvm::enumerate(in))
+      s = LLVM::InsertValueOp::create(b, s, v, ArrayRef<int64_t>{int64_t(i)});
+    return replace(s);
+  }
+  case Asm::Wgmma: {
+    int64_t nAcc = info.n / 2, in0 = info.scaleD ? nAcc : 0;
+    for (int64_t i = 0; i < in0; ++i)
+      LLVM::StoreOp::create(b, in[i], ptrTy(b, slotC, 4 * i), 4);
+    Value aPtr, descA;
+    if (info.aRegs) {
+      for (int i = 0; i < 4; ++i)
+        LLVM::StoreOp::create(b, in[in0 + i], ptrTy(b, slotA, 4 * i), 4);
+      aPtr = slotA;
+      descA = arith::ConstantIntOp::create(b, i64, 0);
+    } else {
+      aPtr = LLVM::ZeroOp::create(b, LLVM::LLVMPointerType::get(b.getContext()));
+      descA = in[in0];
+    }
+    int32_t kind = lane::mmaKind(lane::WgmmaM64NK32, info.a, info.b);
+    call(b, lane::kWgmma,
+         {site(b), i32(b, kind), i32(b, info.n), i32(b, info.scaleD ? 1 : 0),
+          aPtr, descA, in.back(), slotC, slotD},
+         {});
+    Type st = op->getResult(0).getType();
+    Value s = LLVM::PoisonOp::create(b, st);
+    for (int64_t i = 0; i < nAcc; ++i) {
+      Value v = LLVM::LoadOp::create(b, f32, ptrTy(b, slotD, 4 * i), 4);
+      s = LLVM::InsertValueOp::create(b, s, v, ArrayRef<int64_t>{i});
+    }
+    return replace(s);
   }
   case Asm::MmaSync: {
     // {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}: the b32 registers in order,
@@ -653,13 +744,14 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   f.getBody().takeBody(k.getBody());
   Block &entry = f.getBody().front();
 
-  // Stack slots for vector operands of runtime calls (the largest: an
-  // MFMA's 16 f32 accumulators, 64 bytes), allocated once at the entry.
+  // Stack slots for vector operands of runtime calls (the largest: a
+  // wgmma m64n256's 128 f32 accumulators, 512 bytes), allocated once at
+  // the entry.
   b.setInsertionPointToStart(&entry);
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   Value one = LLVM::ConstantOp::create(b, b.getI64Type(), 1);
   auto slot = [&] {
-    return LLVM::AllocaOp::create(b, ptr, LLVM::LLVMArrayType::get(b.getI8Type(), 64),
+    return LLVM::AllocaOp::create(b, ptr, LLVM::LLVMArrayType::get(b.getI8Type(), 512),
                                   one, /*alignment=*/kSlotAlign);
   };
   slotA = slot();

@@ -101,3 +101,16 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A wgmma the runtime has no shape for (N = 7) is refused like any asm.
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
+    gpu.func @k(%a: i32, %d: i64) kernel {
+      // expected-error @+1 {{the lane emulator has no semantics for inline assembly}}
+      %rs = llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n7k32.f32.e4m3.e4m3 {$0, $1, $2}, {$3, $4, $5, $6}, $7, p, 1, 1;\0A}", "=f,=f,=f,r,r,r,r,l" %a, %a, %a, %a, %d : (i32, i32, i32, i32, i64) -> !llvm.struct<(f32, f32, f32)>
+      gpu.return
+    }
+  }
+}

@@ -107,3 +107,48 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// sm_90a: the warpgroup MMA (TargetInfo::warpgroupMmaChain's asm). The tied
+// fence and wait pass their operands through (the runtime's wgmma is
+// synchronous), the commit and the async-proxy fence vanish, each wgmma step
+// is one call: kind 3*16 + 0 + 0 = 48, N, scale-d, A's words in a slot (RS)
+// or null and a descriptor (SS), B's descriptor, the accumulator slots.
+// CHECK-DAG: func.func private @fmha_lane_wgmma(i32, i32, i32, i32, !llvm.ptr, i64, i64, !llvm.ptr, !llvm.ptr)
+// CHECK-LABEL: func.func @k()
+// CHECK-NOT: nvvm.
+// CHECK: llvm.insertvalue
+// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK: call @fmha_lane_wgmma(%{{.*}}, %c48_i32{{.*}}, %c8_i32{{.*}}, %c0_i32{{.*}}, %{{.*}}, %c0_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @fmha_lane_wgmma(%{{.*}}, %c48_i32{{.*}}, %c8_i32{{.*}}, %c1_i32{{.*}}, %[[NULL]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: llvm.inline_asm
+// CHECK-NOT: nvvm.
+// CHECK: return
+module attributes {gpu.container_module} {
+  func.func @host() {
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c128, %c1, %c1) args()
+    return
+  }
+  gpu.module @kernels [#nvvm.target<chip = "sm_90a", features = "+ptx84">] {
+    gpu.func @k() kernel {
+      %a = arith.constant 1 : i32
+      %f = arith.constant 1.0 : f32
+      %d = arith.constant 4611686293305360384 : i64
+      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+      %t = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.fence.sync.aligned;", "=r,=f,0,1" %a, %f : (i32, f32) -> !llvm.struct<(i32, f32)>
+      %a1 = llvm.extractvalue %t[0] : !llvm.struct<(i32, f32)>
+      %rs = llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {$0, $1, $2, $3}, {$4, $5, $6, $7}, $8, p, 1, 1;\0A}", "=f,=f,=f,=f,r,r,r,r,l" %a1, %a1, %a1, %a1, %d : (i32, i32, i32, i32, i64) -> !llvm.struct<(f32, f32, f32, f32)>
+      %c0 = llvm.extractvalue %rs[0] : !llvm.struct<(f32, f32, f32, f32)>
+      %ss = llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {$0, $1, $2, $3}, $8, $9, p, 1, 1;\0A}", "=f,=f,=f,=f,0,1,2,3,l,l" %c0, %c0, %c0, %c0, %d, %d : (f32, f32, f32, f32, i64, i64) -> !llvm.struct<(f32, f32, f32, f32)>
+      nvvm.wgmma.commit.group.sync.aligned
+      %s0 = llvm.extractvalue %ss[0] : !llvm.struct<(f32, f32, f32, f32)>
+      %w = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "=f,0" %s0 : (f32) -> !llvm.struct<(f32)>
+      gpu.return
+    }
+  }
+}

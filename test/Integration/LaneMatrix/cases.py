@@ -109,7 +109,7 @@ def build(chip):
     # A page spanning tiles, partly filled: 3 (AMD) / 5 (sm_90) tiles of one page.
     b.add("partial-page-spans-tiles", 1024, "33,5", "300,5", table="block", layout="hnd",
           mask="none")
-    if chip == "sm_90":  # pages 128 and 192 are uniform only with BN 64
+    if BN == 64:  # pages 128 and 192 are uniform only with BN 64
         b.add("page-192-kv-page-plus-minus-1", 192, "20,20", "191,193", mask="window:64,0",
               layout="hnd")
     # Sk = 0 as the last CSR sequence: the prologue's page-id prefetch reads
@@ -154,13 +154,13 @@ def build(chip):
     p8 = page_of(chip, "scaled-p-aligned", prefer=8)
     b.add(f"p{p8}-kv-page-plus-minus-1-bn-plus-1", p8, "7,9,3", f"{p8 - 1},{p8 + 1},{BN + 1}",
           table="block", layout="hnd", mask="window:-1,8")
-    if chip == "sm_90":  # page 16 is scaled_p only with k 32
+    if regimes.CHIPS[chip]["k_step"] == 32:  # page 16 is scaled_p only with k 32
         b.add("p16-kv-page-plus-minus-1", 16, "15,17", "15,17", extra=("--out-dtype", "f16"))
     b.add("p48-kv-page-plus-minus-1", 48, "20,3,30", f"47,49,{BN + 1}", table="csr",
           layout="hnd")
     b.add("p96-kv-page-plus-minus-1", 96, "20,30", "95,97", mask="none", table="block",
           layout="nhd", extra=("--out-dtype", "f32"))
-    if chip != "sm_90":  # 192 = 1.5 tiles of 128: a page boundary inside tile 1
+    if BN == 128:  # 192 = 1.5 tiles of 128: a page boundary inside tile 1
         b.add("p192-kv-page-plus-minus-1", 192, "10,10", "191,193")
 
     # --- spread data (K and V magnitudes 2^-6..2^6 per physical page and KV

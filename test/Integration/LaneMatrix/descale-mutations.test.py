@@ -7,7 +7,7 @@ import sys
 
 FLAGS = ["--data", "spread", "--page-size", "16", "--qo-len", "17,40", "--kv-len", "150,70",
          "--heads", "4/2", "--head-dim", "64", "--json"]
-for chip in ["gfx942", "gfx950", "sm_90"]:
+for chip in ["gfx942", "gfx950", "sm_90", "sm_90a"]:
     for m in ["none", "swap-kv", "logical-page", "wrong-head", "per-tile", "global"]:
         p = subprocess.run([sys.argv[1], "--target", chip, "--mutate-descales=" + m] + FLAGS,
                            capture_output=True, text=True)
