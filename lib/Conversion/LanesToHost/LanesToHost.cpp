@@ -8,9 +8,12 @@
 // - the gpu.func becomes a func.func with the same flat ABI, its workgroup
 //   attributions buffers of the runtime (one per workgroup), and an entry
 //   `<kernel>_lanes(i64 *args)` the runtime can call without knowing the ABI;
-// - every op that needs the wave or the workgroup (MMA, shuffles,
-//   readfirstlane, barrier) or a vendor's exact numerics (fp8 packs, exp2,
-//   log2) becomes a call of the runtime with scalar or pointer arguments;
+// - every op that needs the wave or the workgroup (MMA, sm_90a's warpgroup
+//   MMA, shuffles, readfirstlane, barrier) or a vendor's exact numerics (fp8
+//   packs, exp2, log2) becomes a call of the runtime with scalar or pointer
+//   arguments; wgmma's tied fence and wait pass their values through, its
+//   commit and the async-proxy fence are dropped (the runtime is
+//   synchronous);
 // - the host function's gpu.launch_func becomes fmha_lane_launch;
 // - with check-bounds (the default), every memref / vector load and store
 //   and every subview of the kernel is guarded: an index outside its dim
