@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""On the H200: the fmha_mlir Python package launching prebuilt sm_90 kernels
+"""On the H200: the fmha_mlir Python package launching prebuilt sm_90 or sm_90a kernels
 on torch tensors (fmha_mlir.cuda.Launcher), checked against a float32
 attention of the dequantized inputs in torch, and timed (CUDA events) with
 the host time of one launch call.
@@ -102,7 +102,7 @@ def main():
     for key, kernel in sorted(fmha_mlir.load_prebuilt(kdir).items()):
         req = kernel.manifest["request"]
         t = make_inputs(req, seed=1)
-        w = wr.BatchPrefillWithPagedKVCacheWrapper(chip="sm_90", prebuilt=kdir)
+        w = wr.BatchPrefillWithPagedKVCacheWrapper(chip=kernel.chip, prebuilt=kdir)
         w.plan(t["qo_indptr"], t["kv_indptr"], t["kv_page_indices"], t["kv_last_page_len"],
                req["num_qo_heads"], req["num_kv_heads"], req["head_dim"], req["page_size"],
                causal=True)
