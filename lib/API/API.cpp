@@ -7,6 +7,7 @@
 #include "fmha/Pipelines/Pipelines.h"
 #include "fmha/Target/AMDGPU.h"
 #include "fmha/Support/Chips.h"
+#include "fmha/Support/FatalErrors.h"
 #include "fmha/Target/NVVM.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -49,13 +50,10 @@ std::string buildGPUStages(OpPassManager &pm, const std::string &chip,
   return "";
 }
 
-Result compile(const Request &request, const Target &target) {
+/// One compile in its own context; the body of compile().
+static Result compileIn(MLIRContext &ctx, const Request &request,
+                        const Target &target) {
   Result result;
-  DialectRegistry registry;
-  registerDialects(registry);
-  // One context per call, no thread pool of its own: calls on several
-  // threads share nothing.
-  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
   ctx.loadDialect<mlir::fmha::FmhaDialect>();
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error)
@@ -66,6 +64,7 @@ Result compile(const Request &request, const Target &target) {
   options.chip = target.chip;
   options.toolkit = target.toolkit;
   options.folds = target.folds;
+  options.linkSeconds = target.linkSeconds;
   switch (target.format) {
   case Format::Binary: options.emit = "bin"; break;
   case Format::Assembly: options.emit = "isa"; break;
@@ -83,6 +82,28 @@ Result compile(const Request &request, const Target &target) {
   }
   result.kernel = Kernel{std::move(res->payload), std::move(res->manifest),
                          std::move(res->kernel)};
+  return result;
+}
+
+Result compile(const Request &request, const Target &target) {
+  DialectRegistry registry;
+  registerDialects(registry);
+  // One context per call, no thread pool of its own: calls on several
+  // threads share nothing.
+  auto ctx = std::make_unique<MLIRContext>(registry,
+                                           MLIRContext::Threading::DISABLED);
+  Result result;
+  std::string fatal;
+  // A fatal LLVM error or a crash inside ends this call, not the host
+  // (fmha/Support/FatalErrors.h); the abandoned context is leaked.
+  if (!mlir::fmha::runRecovering(
+          [&] { result = compileIn(*ctx, request, target); }, fatal)) {
+    (void)ctx.release();
+    Result failed;
+    failed.diagnostic = "internal compiler error, the compile was abandoned: " +
+                        fatal;
+    return failed;
+  }
   return result;
 }
 

@@ -333,7 +333,8 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
            failure();
   }
   PassManager back(&ctx);
-  buildGPUBackHalfPipeline(back, *lookupChip(opt.chip), opt.emit, toolkit);
+  buildGPUBackHalfPipeline(back, *lookupChip(opt.chip), opt.emit, toolkit,
+                           opt.linkSeconds);
   if (failed(back.run(*module)))
     return failure();
   FailureOr<std::string> payload = binaryPayload(*module);

@@ -209,6 +209,11 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   auto optimize = makeOptimizingTransformer(opt.optLevel, 0, nullptr);
   eo.transformer = optimize; // a function_ref: `optimize` outlives create()
   eo.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(std::min(opt.optLevel, 3u));
+  // No perf jitdump (MLIR's default writes /tmp/.debug/jit/*/jit-PID.dump,
+  // 50 KB per run, never removed; a failed write there was a fatal error)
+  // and no GDB registration.
+  eo.enablePerfNotificationListener = false;
+  eo.enableGDBNotificationListener = false;
   auto engine = ExecutionEngine::create(*module, eo);
   if (!engine) {
     error = "JIT: " + llvm::toString(engine.takeError());

@@ -93,7 +93,8 @@ buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
 } // namespace
 
 void fmha::buildGPUBackHalfPipeline(OpPassManager &pm, const ChipInfo &chip,
-                                    StringRef format, StringRef toolkit) {
+                                    StringRef format, StringRef toolkit,
+                                    unsigned linkSeconds) {
   if (chip.vendor == ChipVendor::NVIDIA) {
     fmha::buildNVVMToLLVMPassPipeline(pm);
     // PTX either way: a cubin needs ptxas.
@@ -107,7 +108,8 @@ void fmha::buildGPUBackHalfPipeline(OpPassManager &pm, const ChipInfo &chip,
   if (format != "none")
     fmha::buildGPUSerializePassPipeline(
         pm, format,
-        toolkit.empty() ? StringRef(FMHA_DEFAULT_ROCM_TOOLKIT) : toolkit);
+        toolkit.empty() ? StringRef(FMHA_DEFAULT_ROCM_TOOLKIT) : toolkit,
+        linkSeconds);
 }
 
 LogicalResult

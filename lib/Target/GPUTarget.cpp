@@ -1,5 +1,6 @@
 //===- GPUTarget.cpp - what the AMDGPU and NVVM back ends share -----------===//
 #include "fmha/Target/GPUTarget.h"
+#include "fmha/Target/ModuleToBinary.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -54,9 +55,11 @@ void mlir::fmha::registerGPUTargetDependencies(DialectRegistry &registry) {
 
 void mlir::fmha::buildGPUSerializePassPipeline(OpPassManager &pm,
                                                StringRef format,
-                                               StringRef toolkit) {
-  GpuModuleToBinaryPassOptions binaryOptions;
-  binaryOptions.compilationTarget = format.str();
-  binaryOptions.toolkitPath = toolkit.str();
-  pm.addPass(createGpuModuleToBinaryPass(binaryOptions));
+                                               StringRef toolkit,
+                                               unsigned linkSeconds) {
+  ModuleToBinaryOptions options;
+  options.format = format.str();
+  options.toolkit = toolkit.str();
+  options.linkSeconds = linkSeconds;
+  pm.addPass(createGpuModuleToBinaryPass(options));
 }

@@ -12,6 +12,7 @@
 #include "fmha/Compile/Compile.h"
 #include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
 #include "fmha/Support/Chips.h"
+#include "../common/AtomicOutput.h"
 #include "../common/RequestFlags.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -20,7 +21,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -38,6 +38,10 @@ static cl::opt<std::string> optEmit("emit", cl::desc("bin | isa | llvm | mlir"),
 static cl::opt<std::string> optToolkit(
     "toolkit", cl::desc("folder with llvm/bin/ld.lld (default: the build's)"),
     cl::init(""), cl::cat(kToolCategory));
+static cl::opt<unsigned> optLinkTimeout(
+    "link-timeout",
+    cl::desc("seconds before ld.lld (the HSACO link) is killed; 0: never"),
+    cl::init(mlir::fmha::kDefaultLinkSeconds), cl::cat(kToolCategory));
 static cl::opt<bool> optCompileNoFolds("no-folds", cl::desc("skip the folds"),
                                        cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
@@ -45,32 +49,29 @@ static cl::opt<bool> optCubin(
                       "/usr/local/cuda/bin); exit 3 without it"),
     cl::init(false), cl::cat(kToolCategory));
 
+/// ptxas's time limit: a hung ptxas is a tool error, not a hung compile.
+static constexpr unsigned kPtxasSeconds = 300;
+
 static int fail(int code, const llvm::Twine &msg) {
   llvm::errs() << "fmha-compile: " << msg << "\n";
   return code;
 }
 
-/// Writes all files or none: each goes to a temporary first.
+/// Writes all files or none (AtomicOutput.h): each goes to a temporary
+/// beside its target, renamed only when every one was written.
 static int writeAll(ArrayRef<std::pair<std::string, const std::string *>> files) {
-  std::vector<std::unique_ptr<llvm::ToolOutputFile>> outs;
-  for (auto &[path, text] : files) {
-    std::error_code ec;
-    auto f = std::make_unique<llvm::ToolOutputFile>(path, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      return fail(3, "cannot write " + path + ": " + ec.message());
-    f->os() << *text;
-    f->os().flush();
-    if (f->os().has_error())
-      return fail(3, "cannot write " + path);
-    outs.push_back(std::move(f));
-  }
-  for (auto &f : outs)
-    f->keep();
+  OutputSet set;
+  for (auto &[path, text] : files)
+    if (std::string err = set.add(path, *text); !err.empty())
+      return fail(3, err);
+  if (std::string err = set.commit(); !err.empty())
+    return fail(3, err);
   return 0;
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  fmha_tools::setUpToolErrors("fmha-compile");
   // Usage errors exit 2, an invalid request's code (cl's default exit is 1).
   if (!parseToolCommandLine(
           argc, argv, "fmha-compile: a request to an AMDGPU code object (NAME.hsaco) "
@@ -100,6 +101,7 @@ int main(int argc, char **argv) {
   opts.emit = optEmit;
   opts.toolkit = optToolkit;
   opts.folds = !optCompileNoFolds;
+  opts.linkSeconds = optLinkTimeout;
   bool bad = false;
   FailureOr<mlir::fmha::CompileResult> res =
       mlir::fmha::compileRequest(ctx, req, opts, &bad);
@@ -119,7 +121,8 @@ int main(int argc, char **argv) {
       return fail(2, "-o - writes a text form to stdout (--emit isa, llvm or "
                      "mlir); --emit bin writes NAME" + ext + " and NAME.json");
     llvm::outs() << res->payload;
-    llvm::outs().flush();
+    if (std::string err = stdoutError(); !err.empty())
+      return fail(3, err);
     return 0;
   }
   if (StringRef(name).ends_with(ext) && name.size() > ext.size())
@@ -130,21 +133,34 @@ int main(int argc, char **argv) {
                          mlir::fmha::expectedChipsText(
                              mlir::fmha::kNVIDIAChips) +
                          ")");
-    if (int rc = writeAll({{name + ext, &res->payload},
-                           {name + ".json", &res->manifest}}))
-      return rc;
     if (!optCubin)
-      return 0;
+      return writeAll({{name + ext, &res->payload},
+                       {name + ".json", &res->manifest}});
+    // --cubin: the PTX, the manifest and ptxas's cubin, all or none.
     auto ptxas = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
     if (!ptxas)
       return fail(3, "--cubin: ptxas not found (PATH, /usr/local/cuda/bin); "
-                     "NAME.ptx and NAME.json were written");
-    std::string ptx = name + ".ptx", cubin = name + ".cubin";
+                     "nothing was written");
+    // A temporary for the cubin that ptxas writes; it reads the PTX's.
+    OutputSet set;
+    std::string ptxTmp, cubinTmp;
+    if (std::string err = set.add(name + ext, res->payload, &ptxTmp);
+        !err.empty())
+      return fail(3, err);
+    if (std::string err = set.add(name + ".cubin", "", &cubinTmp); !err.empty())
+      return fail(3, err);
     std::string arch = "-arch=" + optChip;
-    StringRef args[] = {*ptxas, arch, ptx, "-o", cubin};
+    StringRef args[] = {*ptxas, arch, ptxTmp, "-o", cubinTmp};
     std::string err;
-    if (llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, {}, 0, 0, &err) != 0)
-      return fail(3, "--cubin: ptxas failed" + (err.empty() ? "" : ": " + err));
+    int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, {},
+                                       kPtxasSeconds, 0, &err);
+    if (rc != 0)
+      return fail(3, "--cubin: ptxas failed" + (err.empty() ? "" : ": " + err) +
+                         "; nothing was written");
+    if (std::string e = set.add(name + ".json", res->manifest); !e.empty())
+      return fail(3, e);
+    if (std::string e = set.commit(); !e.empty())
+      return fail(3, e);
     return 0;
   }
   return writeAll({{name + ext, &res->payload}});

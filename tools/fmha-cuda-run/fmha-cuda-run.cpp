@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Version.h"
+#include "../common/AtomicOutput.h"
 #include "../common/KernelManifest.h"
 
 #include "fmha/Reference/Compare.h"
@@ -37,6 +38,7 @@
 #include <array>
 #include <chrono>
 #include <cinttypes>
+#include <csignal>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -897,15 +899,15 @@ int run() {
     if (int e = cu.memcpyDtoH(lse.data(), l.dev, lse.size() * 4))
       return cudaFailed("cuMemcpyDtoH", e, " (lse)");
   if (!opt.dumpOut.empty()) {
-    auto write = [](const std::string &path, const void *data, size_t bytes) {
-      FILE *f = std::fopen(path.c_str(), "wb");
-      bool ok = f && std::fwrite(data, 1, bytes, f) == bytes;
-      ok = (f && std::fclose(f) == 0) && ok;
-      return ok;
-    };
-    if (!write(opt.dumpOut, out.data(), out.size()) ||
-        (l.used && !write(opt.dumpOut + ".lse", lse.data(), lse.size() * 4)))
-      return fail(3, "cannot write --dump-out " + opt.dumpOut);
+    // Both files or neither (AtomicOutput.h).
+    fmha_tools::OutputSet set;
+    std::string err = set.add(opt.dumpOut, out.data(), out.size());
+    if (err.empty() && l.used)
+      err = set.add(opt.dumpOut + ".lse", lse.data(), lse.size() * 4);
+    if (err.empty())
+      err = set.commit();
+    if (!err.empty())
+      return fail(3, "--dump-out: " + err + " (nothing written)");
   }
 
   // Timing: warm-ups, then one event pair per launch.
@@ -1064,6 +1066,8 @@ int run() {
 } // namespace
 
 int main(int argc, char **argv) {
+  // A write past the file-size limit is a write error (exit 3), not a death.
+  std::signal(SIGXFSZ, SIG_IGN);
   bool help = false;
   if (std::string err = parseArgs(argc, argv, help); !err.empty()) {
     std::fprintf(stderr, "fmha-cuda-run: %s\n%s\n", err.c_str(), kUsage);
@@ -1091,9 +1095,18 @@ int main(int argc, char **argv) {
         kUsage, kWarmups);
     return 0;
   }
+  int rc;
   try {
-    return run();
+    rc = run();
   } catch (const std::exception &e) {
-    return fail(3, std::string("internal error: ") + e.what());
+    rc = fail(3, std::string("internal error: ") + e.what());
   }
+  // A record that did not reach stdout (a full disk, /dev/full) is a tool
+  // error, reported once.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "fmha-cuda-run: cannot write the standard output: %s\n",
+                 std::strerror(errno));
+    return 3;
+  }
+  return rc;
 }

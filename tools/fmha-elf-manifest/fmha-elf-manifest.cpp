@@ -9,10 +9,13 @@
 //   AMDGCN assembly of the same pipeline (serializeToIsa).
 // The MLIR context holds only what registerAMDGPUTargetDependencies adds, so
 // this tool also checks that the library's documented registry suffices.
-// Exit: 0 success, 1 invalid input or failed compilation, 2 usage error.
+// Exit: 0 success, 1 invalid input or failed compilation, 2 usage error,
+// 3 an output that could not be written (nothing is written then).
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Target/AMDGPU.h"
+#include "../common/AtomicOutput.h"
+#include "../common/ToolMain.h"
 #include "fmha/Version.h"
 #include "llvm/Config/llvm-config.h"
 #include "fmha/Target/ToolkitConfig.h"
@@ -29,7 +32,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -69,20 +71,15 @@ static int inputError(const llvm::Twine &message) {
   return 1;
 }
 
-static bool writeFile(StringRef path, StringRef bytes) {
-  std::string error;
-  auto out = openOutputFile(path, &error);
-  if (!out) {
-    inputError(error);
-    return false;
-  }
-  out->os() << bytes;
-  out->keep();
-  return true;
+/// A write that failed: exit 3 (a tool error, not bad input).
+static int writeError(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "fmha-elf-manifest") << message << "\n";
+  return 3;
 }
 
 /// Serializes the gpu.module of `path`; returns the code object bytes.
-static FailureOr<SmallVector<char>> compile(StringRef path) {
+static FailureOr<SmallVector<char>> compile(StringRef path,
+                                             std::string *isaText) {
   DialectRegistry registry;
   fmha::registerAMDGPUTargetDependencies(registry);
   MLIRContext context(registry);
@@ -100,14 +97,16 @@ static FailureOr<SmallVector<char>> compile(StringRef path) {
   options.features = features;
   if (!isaFile.empty()) {
     FailureOr<std::string> isa = fmha::serializeToIsa(*module, options);
-    if (failed(isa) || !writeFile(isaFile, *isa))
+    if (failed(isa))
       return failure();
+    *isaText = std::move(*isa);
   }
   return fmha::serializeToHsaco(*module, toolkit, options);
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  fmha_tools::setUpToolErrors("fmha-elf-manifest");
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "fmha-mlir " << FMHA_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
@@ -125,13 +124,22 @@ int main(int argc, char **argv) {
 
   SmallVector<char> elf;
   if (!fromMlir.empty()) {
-    FailureOr<SmallVector<char>> bytes = compile(fromMlir);
+    std::string isa;
+    FailureOr<SmallVector<char>> bytes = compile(fromMlir, &isa);
     if (failed(bytes))
       return 1;
     elf = std::move(*bytes);
-    if (!outputFile.empty() &&
-        !writeFile(outputFile, StringRef(elf.data(), elf.size())))
-      return 1;
+    // -o and --isa-out: both or neither (AtomicOutput.h).
+    fmha_tools::OutputSet set;
+    std::string err;
+    if (!outputFile.empty())
+      err = set.add(outputFile, elf.data(), elf.size());
+    if (err.empty() && !isaFile.empty())
+      err = set.add(isaFile, isa);
+    if (err.empty())
+      err = set.commit();
+    if (!err.empty())
+      return writeError(err);
   } else {
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
     if (!buffer)
@@ -147,5 +155,7 @@ int main(int argc, char **argv) {
     return inputError("'" + (fromMlir.empty() ? inputFile : fromMlir) +
                       "': " + llvm::toString(manifest.takeError()));
   llvm::outs() << fmha::toJson(*manifest);
+  if (std::string err = fmha_tools::stdoutError(); !err.empty())
+    return writeError(err);
   return 0;
 }

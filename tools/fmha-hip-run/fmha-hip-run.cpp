@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../common/KernelManifest.h"
+#include "../common/ToolMain.h"
 #include "fmha/Reference/Compare.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
@@ -225,6 +226,7 @@ std::string resolveHip(void *lib, Hip &h) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  fmha_tools::setUpToolErrors("fmha-hip-run");
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "fmha-mlir " << FMHA_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
@@ -518,5 +520,7 @@ int main(int argc, char **argv) {
                << m.grid[1] << "," << m.grid[2] << "] block=[" << m.workgroup[0]
                << "," << m.workgroup[1] << "," << m.workgroup[2]
                << "] time_ms=" << llvm::format("%.3f", ms) << "\n";
+  if (std::string err = fmha_tools::stdoutError(); !err.empty())
+    return fail(3, err);
   return vs.pass ? 0 : 1;
 }

@@ -39,5 +39,6 @@ mlirGetPassPluginInfo() {
             ::mlir::fmha::registerFmhaConversionPasses();
             ::mlir::fmha::registerFmhaTransformsPasses();
             ::mlir::fmha::registerFmhaPipelines();
+            ::mlir::fmha::registerGpuModuleToBinaryPass();
           }};
 }

@@ -4,15 +4,19 @@
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 #include "fmha/Pipelines/Pipelines.h"
 #include "fmha/Target/AMDGPU.h"
+#include "fmha/Target/ModuleToBinary.h"
 #include "fmha/Target/NVVM.h"
 #include "fmha/Transforms/Passes.h"
 #include "fmha/Version.h"
+#include "../common/AtomicOutput.h"
+#include "../common/ToolMain.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -31,6 +35,7 @@ int main(int argc, char **argv) {
   mlir::fmha::registerFmhaConversionPasses();
   mlir::fmha::registerFmhaPipelines();
   mlir::fmha::registerFmhaTransformsPasses();
+  mlir::fmha::registerGpuModuleToBinaryPass();
   registry.insert<mlir::fmha::FmhaDialect>();
   // The overview of --help: what every fmha pass does, with its sketch.
   static const char *passDocs =
@@ -38,6 +43,26 @@ int main(int argc, char **argv) {
       ;
   std::string overview = std::string("fmha-mlir optimizer driver\n\n") +
                          "The fmha passes (full descriptions):\n\n" + passDocs;
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, overview, registry));
+  llvm::InitLLVM init(argc, argv);
+  fmha_tools::setUpToolErrors("fmha-opt");
+  auto [input, output] =
+      mlir::registerAndParseCLIOptions(argc, argv, overview, registry);
+  if (output == "-")
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, input, output, registry));
+  // -o FILE: the IR goes to a temporary beside FILE, renamed onto it only when
+  // the run succeeded (AtomicOutput.h); a failed run leaves FILE as it was.
+  fmha_tools::OutputSet set;
+  std::string tmp;
+  if (std::string err = set.add(output, "", 0, &tmp); !err.empty()) {
+    llvm::errs() << "fmha-opt: " << err << "\n";
+    return 3;
+  }
+  if (failed(mlir::MlirOptMain(argc, argv, input, tmp, registry)))
+    return 1;
+  if (std::string err = set.commit(); !err.empty()) {
+    llvm::errs() << "fmha-opt: " << err << "\n";
+    return 3;
+  }
+  return 0;
 }

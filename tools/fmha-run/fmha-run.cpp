@@ -21,6 +21,7 @@
 #include "fmha/Reference/Problem.h"
 #include "fmha/Request/RequestModule.h"
 #include "fmha/Support/Chips.h"
+#include "../common/AtomicOutput.h"
 #include "../common/RequestFlags.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,7 +45,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -93,29 +93,32 @@ std::string shapeStr(const std::vector<int64_t> &s) {
   return r + "]";
 }
 
-/// Writes each tensor as raw little-endian bytes and an index.json.
-bool dumpTensors(const std::string &dir, const std::vector<Tensor> &ts,
-                 const ref::Request &req, const std::string &verdict) {
-  if (llvm::sys::fs::create_directories(dir))
-    return false;
-  std::ofstream idx(dir + "/index.json");
-  idx << "{\n  \"request\": \"" << req.str() << "\",\n  \"result\": " << verdict
-      << ",\n  \"tensors\": [\n";
+/// Writes each tensor as raw little-endian bytes and an index.json, all or
+/// none (AtomicOutput.h): "" or the error.
+std::string dumpTensors(const std::string &dir, const std::vector<Tensor> &ts,
+                        const ref::Request &req, const std::string &verdict) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return "cannot create " + dir + ": " + ec.message();
+  OutputSet set;
+  std::string idx = "{\n  \"request\": \"" + req.str() +
+                    "\",\n  \"result\": " + verdict + ",\n  \"tensors\": [\n";
   for (size_t i = 0; i < ts.size(); ++i) {
     const Tensor &t = ts[i];
-    std::ofstream f(dir + "/" + t.name + ".bin", std::ios::binary);
-    f.write(static_cast<const char *>(t.data), t.bytes);
+    if (std::string err = set.add(dir + "/" + t.name + ".bin", t.data, t.bytes);
+        !err.empty())
+      return err;
     std::vector<int64_t> strides(t.shape.size(), 1);
     for (size_t k = t.shape.size(); k-- > 1;)
       strides[k - 1] = strides[k] * t.shape[k];
-    idx << "    {\"name\": \"" << t.name << "\", \"file\": \"" << t.name
-        << ".bin\", \"dtype\": \"" << t.dtype
-        << "\", \"shape\": " << shapeStr(t.shape)
-        << ", \"strides\": " << shapeStr(strides) << "}"
-        << (i + 1 < ts.size() ? "," : "") << "\n";
+    idx += "    {\"name\": \"" + t.name + "\", \"file\": \"" + t.name +
+           ".bin\", \"dtype\": \"" + t.dtype + "\", \"shape\": " +
+           shapeStr(t.shape) + ", \"strides\": " + shapeStr(strides) + "}" +
+           (i + 1 < ts.size() ? "," : "") + "\n";
   }
-  idx << "  ]\n}\n";
-  return bool(idx);
+  idx += "  ]\n}\n";
+  if (std::string err = set.add(dir + "/index.json", idx); !err.empty())
+    return err;
+  return set.commit();
 }
 
 /// The kv descale buffer handed to the kernel, whatever the target runs it:
@@ -144,6 +147,7 @@ std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  fmha_tools::setUpToolErrors("fmha-run");
   // Usage errors exit 2: fmha-run's 1 means "numerics failed".
   if (!parseToolCommandLine(argc, argv, "fmha-run: run a request and check it\n"))
     return 2;
@@ -280,8 +284,11 @@ int main(int argc, char **argv) {
         {"out", nm(req.out_dtype), {totalQ, hq, dv}, out.data(), out.size()}};
     if (req.return_lse)
       ts.push_back({"lse", "f32", {totalQ, hq}, lse.data(), lse.size() * 4});
-    if (!dumpTensors(optDump, ts, req, vsOracle.toJson()))
-      return fail(3, "cannot write --dump directory " + optDump);
+    if (std::string err = dumpTensors(optDump, ts, req, vsOracle.toJson());
+        !err.empty())
+      return fail(3, "--dump: " + err + " (nothing written)");
   }
+  if (std::string err = stdoutError(); !err.empty())
+    return fail(3, err);
   return pass ? 0 : 1;
 }

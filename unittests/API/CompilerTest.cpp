@@ -10,7 +10,12 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
+
+#include <sys/stat.h>
 
 using namespace fmha::api;
 using fmha::ref::DType;
@@ -101,6 +106,45 @@ TEST(Compiler, ThreadsGetTheirOwnKernels) {
     EXPECT_EQ(serial[i], parallel[i]) << "job " << i;
   EXPECT_NE(serial[0], serial[1]);
   EXPECT_NE(serial[2], serial[3]);
+}
+
+/// A toolkit folder whose llvm/bin/ld.lld is the shell script `body`.
+std::string fakeToolkit(const std::string &name, const std::string &body) {
+  std::string dir = ::testing::TempDir() + "fmha-api-" + name;
+  std::string bin = dir + "/llvm/bin";
+  EXPECT_EQ(std::system(("mkdir -p '" + bin + "'").c_str()), 0);
+  std::string lld = bin + "/ld.lld";
+  FILE *f = std::fopen(lld.c_str(), "w");
+  EXPECT_NE(f, nullptr);
+  std::fputs(("#!/bin/sh\n" + body + "\n").c_str(), f);
+  std::fclose(f);
+  EXPECT_EQ(::chmod(lld.c_str(), 0755), 0);
+  return dir;
+}
+
+TEST(Compiler, FailingLinkerIsADiagnostic) {
+  Target t = on("gfx942");
+  t.toolkit = fakeToolkit("fail", "echo 'ld.lld: error: disk on fire' >&2; exit 1");
+  Result r = compile(small("gfx942"), t);
+  EXPECT_FALSE(r);
+  EXPECT_FALSE(r.badInput); // the tool failed, not the request
+  EXPECT_NE(r.diagnostic.find("ld.lld failed (exit 1): ld.lld: error: disk on fire"),
+            std::string::npos)
+      << r.diagnostic;
+}
+
+TEST(Compiler, HangingLinkerIsKilled) {
+  Target t = on("gfx942");
+  t.toolkit = fakeToolkit("hang", "exec sleep 60");
+  t.linkSeconds = 1;
+  auto start = std::chrono::steady_clock::now();
+  Result r = compile(small("gfx942"), t);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                 .count();
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.diagnostic.find("timed out after 1 s and was killed"), std::string::npos)
+      << r.diagnostic;
+  EXPECT_LT(s, 30.0);
 }
 
 } // namespace

@@ -208,6 +208,7 @@ Compiled &getCompiled(unsigned optLevel, bool saturateInf) {
   auto transformer = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
+  engineOptions.enablePerfNotificationListener = false; // no /tmp/.debug dumps
   engineOptions.jitCodeGenOptLevel = optLevel == 0
                                          ? llvm::CodeGenOptLevel::None
                                          : llvm::CodeGenOptLevel::Default;

@@ -47,6 +47,9 @@ struct Target {
   /// it exists, else Debian's ld.lld through a private temporary folder.
   std::string toolkit;
   bool folds = true; ///< the seed's folds (exp2 shift, descales, vd rescale)
+  /// ld.lld (the HSACO link) is killed after this many seconds (0: never);
+  /// the compile then fails with a diagnostic.
+  unsigned linkSeconds = 120;
 };
 
 struct Kernel {
@@ -65,7 +68,11 @@ struct Result {
 };
 
 /// Compiles one kernel. Never aborts on bad input and never returns a
-/// partial binary: a failure has no kernel and a diagnostic.
+/// partial binary: a failure has no kernel and a diagnostic. LLVM's errors
+/// are diagnostics, and a fatal LLVM error or a crash inside the compiler
+/// ends this call, not the process ("internal compiler error, the compile
+/// was abandoned: ..."; fmha/Support/FatalErrors.h: the first call installs
+/// LLVM's fatal-error handler and crash recovery for the process).
 Result compile(const Request &request, const Target &target);
 
 /// The chips compile() takes.

@@ -11,6 +11,7 @@
 #define FMHA_COMPILE_COMPILE_H
 
 #include "fmha/Reference/Problem.h"
+#include "fmha/Target/ModuleToBinary.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LLVM.h"
 
@@ -29,6 +30,8 @@ struct CompileOptions {
   std::string emit = "bin";
   std::string toolkit; ///< folder with llvm/bin/ld.lld; "" = the build's
   bool folds = true;
+  /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
+  unsigned linkSeconds = kDefaultLinkSeconds;
 };
 
 /// One kernel argument of the flat ABI.

@@ -8,6 +8,7 @@
 #ifndef FMHA_PIPELINES_PIPELINES_H
 #define FMHA_PIPELINES_PIPELINES_H
 
+#include "fmha/Target/ModuleToBinary.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
 
@@ -72,9 +73,10 @@ using PipelineErrorHandler = function_ref<LogicalResult(const Twine &)>;
 /// reads the kernel between the halves): the gpu.module lowering of `chip`'s
 /// vendor (ROCDL or NVVM) and, unless `format` is none, gpu-module-to-binary
 /// (NVIDIA: PTX for bin and isa; AMDGPU: `toolkit` holds llvm/bin/ld.lld,
-/// empty for the build's).
+/// empty for the build's; ld.lld is killed after `linkSeconds`, 0: never).
 void buildGPUBackHalfPipeline(OpPassManager &pm, const ChipInfo &chip,
-                              StringRef format, StringRef toolkit);
+                              StringRef format, StringRef toolkit,
+                              unsigned linkSeconds = kDefaultLinkSeconds);
 
 /// The one GPU stage builder (fmha-to-rocdl-pipeline, fmha-to-nvvm-pipeline
 /// and the API's buildGPUStages): the front half

@@ -2,7 +2,7 @@
 //
 // The vendor-neutral part of the GPU back end: the upstream dialects the
 // shared conversion emits with their to-LLVM interfaces and LLVM IR
-// translations, and the serialize step (gpu-module-to-binary), which turns a
+// translations, and the serialize step (fmha-gpu-module-to-binary), which turns a
 // lowered gpu.module into a gpu.binary through the target attribute on it
 // (#rocdl.target: HSACO / AMDGCN assembly; #nvvm.target: PTX). The per-vendor
 // parts are fmha/Target/AMDGPU.h and fmha/Target/NVVM.h.
@@ -11,6 +11,7 @@
 #ifndef FMHA_TARGET_GPUTARGET_H
 #define FMHA_TARGET_GPUTARGET_H
 
+#include "fmha/Target/ModuleToBinary.h"
 #include "mlir/Support/LLVM.h"
 
 namespace mlir {
@@ -25,11 +26,14 @@ namespace fmha {
 /// through them) and the builtin/gpu/llvm translations to LLVM IR.
 void registerGPUTargetDependencies(DialectRegistry &registry);
 
-/// Appends `gpu-module-to-binary{format=FORMAT toolkit=TOOLKIT}`. `format`:
-/// "bin" (AMDGPU: HSACO, linked with TOOLKIT/llvm/bin/ld.lld; NVVM: a cubin,
-/// which needs ptxas), "isa" (AMDGCN assembly / PTX), "llvm" (bitcode).
+/// Appends `fmha-gpu-module-to-binary{format=FORMAT toolkit=TOOLKIT
+/// link-timeout=SECONDS}` (fmha/Target/ModuleToBinary.h: upstream's
+/// serializers, LLVM's errors as diagnostics, a time limit on ld.lld).
+/// `format`: "bin" (AMDGPU: HSACO, linked with TOOLKIT/llvm/bin/ld.lld; NVVM:
+/// PTX, a cubin needs ptxas), "isa" (AMDGCN assembly / PTX), "llvm" (bitcode).
 void buildGPUSerializePassPipeline(OpPassManager &pm, StringRef format,
-                                   StringRef toolkit);
+                                   StringRef toolkit,
+                                   unsigned linkSeconds = kDefaultLinkSeconds);
 
 } // namespace fmha
 } // namespace mlir
