@@ -3,7 +3,9 @@
 # apt-get install -y of the Debian packages in scripts/lib/setup.sh, skipped
 # when all are present), configures, builds, and runs the lit suite
 # (check-fmha), the unit tests, and the embedding example built out of tree
-# against the installed package. Exits non-zero on any failure.
+# against the installed package, then the fuzzers for a bounded time
+# (scripts/fuzz.sh, a second build with ASan and UBSan). Exits non-zero on
+# any failure.
 #   scripts/test.sh            (BUILD_DIR=build by default, JOBS=2)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,4 +32,12 @@ phase "unit tests (ctest)"
 
 phase "embedding example"
 fmha_embed_example
+
+# The fuzzers (fuzz/README.md) for a bounded time in their own build with
+# ASan and UBSan; FUZZ_SECONDS=0 skips them.
+if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
+  phase "fuzzers (${FUZZ_SECONDS:-20}s each, ASan + UBSan build)"
+  FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-$FMHA_BUILD_DIR-fuzz}" \
+    bash "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
+fi
 echo "== all passed in ${SECONDS}s"

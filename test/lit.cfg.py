@@ -16,8 +16,21 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fmha_src_root", config.fmha_src_root))
 config.substitutions.append(("%fmha_obj_root", config.fmha_obj_root))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
+
+# A sanitized build (scripts/sanitize.sh): programs that are not ours but load
+# our shared libraries (python's ctypes, Debian's mlir-opt with the plugin)
+# need the ASan runtime first.
+if "address" in getattr(config, "fmha_sanitize", ""):
+    import subprocess
+    asan_rt = subprocess.run(
+        ["clang++-22", "-print-file-name=libclang_rt.asan-x86_64.so"],
+        capture_output=True, text=True).stdout.strip()
+    config.environment["FMHA_ASAN_PRELOAD"] = asan_rt
+    config.substitutions.insert(0, ("%python", "env LD_PRELOAD=%s %s" % (asan_rt, config.python_executable)))
+    config.available_features.add("asan")
 
 tool_dirs = [config.fmha_tools_dir, config.llvm_tools_dir]
 tools = ["fmha-opt", "fmha-run", "fmha-elf-manifest", "fmha-compile", "llvm-readelf", "llvm-objdump"]
@@ -51,7 +64,10 @@ stock_mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
 if os.path.exists(fmha_plugin) and os.path.exists(stock_mlir_opt):
     config.available_features.add("fmha-plugin")
     config.substitutions.append(("%fmha_plugin", fmha_plugin))
-    config.substitutions.append(("%stock_mlir_opt", stock_mlir_opt))
+    stock = stock_mlir_opt
+    if "FMHA_ASAN_PRELOAD" in config.environment:
+        stock = "env LD_PRELOAD=%s %s" % (config.environment["FMHA_ASAN_PRELOAD"], stock)
+    config.substitutions.append(("%stock_mlir_opt", stock))
 
 # NVIDIA's ptxas (fmha-compile --cubin): on this project's build machine, not in CI.
 import shutil

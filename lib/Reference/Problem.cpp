@@ -1,6 +1,11 @@
 //===- Problem.cpp - Requests and input generation ------------------------===//
 
 #include "fmha/Reference/Problem.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include "fmha/Reference/FloatCodec.h"
 #include "fmha/Reference/Random.h"
 
@@ -266,6 +271,12 @@ std::string Request::validate() const {
       if (bound)
         os << ", bound=" << bound;
       os << ")";
+      return os.str();
+    }
+    if (k > kMaxKvLen) {
+      os << "sequence " << b << ": Sk must be <= " << kMaxKvLen
+         << " (the f32 softmax sums hold SPEC section 6 up to 2^23 keys), got "
+         << k;
       return os.str();
     }
     maxSk = std::max(maxSk, k);
@@ -548,3 +559,50 @@ Inputs makeInputs(const Request &req) {
 }
 
 } // namespace fmha::ref
+
+uint64_t fmha::ref::Request::hostBytes() const {
+  // validate() has bounded every count below kMaxIndex, so the sums of a
+  // few of them fit 64 bits.
+  int64_t pages = 0;
+  for (int64_t k : kv_lens)
+    pages += (k + page_size - 1) / page_size;
+  const uint64_t pool = static_cast<uint64_t>(n_pages ? n_pages : 2 * pages + 3);
+  const uint64_t sq = static_cast<uint64_t>(totalQ()),
+                 hq = static_cast<uint64_t>(num_qo_heads),
+                 hkv = static_cast<uint64_t>(num_kv_heads),
+                 d = static_cast<uint64_t>(head_dim),
+                 dv = static_cast<uint64_t>(headDimV()),
+                 p = static_cast<uint64_t>(page_size),
+                 b = static_cast<uint64_t>(batch());
+  uint64_t bytes = sq * hq * d * dtypeSize(q_dtype);
+  bytes += pool * p * hkv * (d + dv) * dtypeSize(kv_dtype);
+  bytes += pool * hkv * 2 * 4;                 // descales
+  bytes += (3 * b + 3 + 2 * pool + b * pool) * 4; // both page-table forms
+  bytes += 4 * sq * hq * (dv + 1) * 4;         // out and lse, four copies
+  return bytes;
+}
+
+uint64_t fmha::ref::availableHostBytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+  uint64_t bytes = pages > 0 && size > 0
+                       ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size)
+                       : UINT64_MAX;
+  struct rlimit as;
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    bytes = std::min<uint64_t>(bytes, as.rlim_cur);
+  return bytes;
+}
+
+std::string fmha::ref::checkHostMemory(const Request &req, uint64_t available) {
+  // Half the machine: the process, the JIT and the OS need the rest.
+  const uint64_t budget = available / 2, need = req.hostBytes();
+  if (need <= budget)
+    return "";
+  auto gib = [](uint64_t x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(x) / (1ull << 30));
+    return std::string(buf);
+  };
+  return "the run needs " + gib(need) + " of host memory, more than half of the " +
+         gib(available) + " available";
+}

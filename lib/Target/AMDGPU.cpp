@@ -279,6 +279,119 @@ private:
 };
 } // namespace
 
+/// Checks that `blob` is one well-formed msgpack object whose every map key
+/// is a string, before upstream's msgpack::Document reads it: that reader
+/// trusts its input (a map used as a map key reaches an llvm_unreachable in
+/// DocNode's ordering; in a release build of LLVM, undefined behaviour that
+/// crashed fmha-elf-manifest, found by ElfManifestFuzzer). Iterative, with a
+/// depth limit, and every claimed length is checked against the bytes left,
+/// so the check is linear in the blob.
+static Error checkMsgPack(StringRef blob) {
+  constexpr size_t kMaxDepth = 64;
+  const auto *p = reinterpret_cast<const uint8_t *>(blob.data());
+  const uint8_t *end = p + blob.size();
+  auto bad = [&](const char *what) {
+    return createStringError("NT_AMDGPU_METADATA is not valid msgpack: %s at "
+                             "byte %zu",
+                             what, static_cast<size_t>(p - reinterpret_cast<const uint8_t *>(blob.data())));
+  };
+  auto be = [&](unsigned n, uint64_t &v) {
+    if (static_cast<size_t>(end - p) < n)
+      return false;
+    v = 0;
+    for (unsigned i = 0; i < n; ++i)
+      v = (v << 8) | *p++;
+    return true;
+  };
+  // Per open container: objects still to read, and whether the next one is
+  // a map key.
+  struct Open {
+    uint64_t left;
+    bool map;
+    bool keyNext;
+  };
+  SmallVector<Open, 16> stack;
+  uint64_t roots = 0;
+  while (true) {
+    while (!stack.empty() && stack.back().left == 0) {
+      stack.pop_back();
+    }
+    if (stack.empty() && roots == 1)
+      break;
+    if (p == end)
+      return bad("truncated");
+    bool isKey = false;
+    if (stack.empty()) {
+      ++roots;
+    } else {
+      Open &o = stack.back();
+      isKey = o.map && o.keyNext;
+      if (o.map)
+        o.keyNext = !o.keyNext;
+      if (!o.map || !isKey)
+        --o.left;
+    }
+    const uint8_t c = *p++;
+    uint64_t n = 0, count = 0;
+    bool container = false, map = false, isString = false;
+    if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
+    } else if (c >= 0x80 && c <= 0x8f) {
+      container = map = true, count = c & 0x0f;
+    } else if (c >= 0x90 && c <= 0x9f) {
+      container = true, count = c & 0x0f;
+    } else if (c >= 0xa0 && c <= 0xbf) {
+      isString = true, n = c & 0x1f;
+    } else {
+      switch (c) {
+      case 0xc4: case 0xc5: case 0xc6: // bin 8/16/32
+        if (!be(1u << (c - 0xc4), n)) return bad("truncated length");
+        break;
+      case 0xc7: case 0xc8: case 0xc9: // ext 8/16/32: length, then type
+        if (!be(1u << (c - 0xc7), n)) return bad("truncated length");
+        n += 1;
+        break;
+      case 0xca: n = 4; break;
+      case 0xcb: n = 8; break;
+      case 0xcc: case 0xcd: case 0xce: case 0xcf: n = 1u << (c - 0xcc); break;
+      case 0xd0: case 0xd1: case 0xd2: case 0xd3: n = 1u << (c - 0xd0); break;
+      case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+        n = 1 + (1u << (c - 0xd4)); // fixext: type, then 1..16 bytes
+        break;
+      case 0xd9: case 0xda: case 0xdb: // str 8/16/32
+        if (!be(1u << (c - 0xd9), n)) return bad("truncated length");
+        isString = true;
+        break;
+      case 0xdc: case 0xdd: // array 16/32
+        if (!be(c == 0xdc ? 2 : 4, count)) return bad("truncated length");
+        container = true;
+        break;
+      case 0xde: case 0xdf: // map 16/32
+        if (!be(c == 0xde ? 2 : 4, count)) return bad("truncated length");
+        container = map = true;
+        break;
+      default: // 0xc1: never used
+        return bad("reserved type byte 0xc1");
+      }
+    }
+    if (isKey && !isString)
+      return bad("a map key that is not a string");
+    if (static_cast<uint64_t>(end - p) < n)
+      return bad("a length past the end");
+    p += n;
+    if (container) {
+      // Each element takes at least one byte (a map entry two).
+      if (count > static_cast<uint64_t>(end - p) / (map ? 2 : 1))
+        return bad("more elements than bytes");
+      if (stack.size() == kMaxDepth)
+        return bad("nesting deeper than 64");
+      stack.push_back({count, map, true});
+    }
+  }
+  if (p != end)
+    return bad("bytes after the object");
+  return Error::success();
+}
+
 /// The descriptor of the NT_AMDGPU_METADATA note ("AMDGPU" owner), searched
 /// in the SHT_NOTE sections and, for stripped objects, the PT_NOTE segments.
 static Expected<StringRef>
@@ -454,6 +567,8 @@ mlir::fmha::readAmdgpuManifestOrError(ArrayRef<char> elf) {
   if (!blob)
     return blob.takeError();
   msgpack::Document doc;
+  if (Error err = checkMsgPack(*blob))
+    return std::move(err);
   if (!doc.readFromBlob(*blob, /*Multi=*/false))
     return createStringError("NT_AMDGPU_METADATA is not valid msgpack");
 

@@ -259,6 +259,11 @@ int main(int argc, char **argv) {
   if (std::string err = req.validate(); !err.empty())
     return fail(2, "invalid manifest " + optManifest +
                        ": invalid request: " + err);
+  // The inputs, the references and the output fit the host (exit 3: this
+  // machine's limit, not an invalid request).
+  if (std::string err = ref::checkHostMemory(req, ref::availableHostBytes());
+      !err.empty())
+    return fail(3, err);
 
   if (std::string err = checkPointerArgs(m); !err.empty())
     return fail(2, "invalid manifest " + optManifest + ": " + err);

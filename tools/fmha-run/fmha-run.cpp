@@ -169,6 +169,11 @@ int main(int argc, char **argv) {
     return fail(2, err);
   if (std::string err = req.validate(); !err.empty())
     return fail(2, "invalid request: " + err);
+  // The inputs, the references and the output fit the host (exit 3: this
+  // machine's limit, not an invalid request), before anything is allocated.
+  if (std::string err = ref::checkHostMemory(req, ref::availableHostBytes());
+      !err.empty())
+    return fail(3, err);
   std::optional<ref::DescaleMutation> mutation =
       ref::parseDescaleMutation(optMutateDescales);
   if (!mutation)

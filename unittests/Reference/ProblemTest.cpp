@@ -158,6 +158,10 @@ TEST(Problem, ValidateBounds) {
   bad([](Request &x) { x.kv_lens[0] = INT64_MAX; }, {"sequence 0", "Sq + Sk", "Sk=9223372036854775807"});
   bad([&](Request &x) { x.qo_lens[1] = 1; x.kv_lens[1] = i32max; },
       {"sequence 1", "Sq + Sk", "Sq=1, Sk=2147483647"});
+  // Sk past what the f32 softmax sums hold (kMaxKvLen = 2^23), and at it.
+  bad([](Request &x) { x.kv_lens[1] = fmha::ref::kMaxKvLen + 1; },
+      {"sequence 1", "Sk must be <= 8388608", "got 8388609"});
+  good([](Request &x) { x.kv_lens[1] = fmha::ref::kMaxKvLen; });
   // Window bounds: overflowing ones and ones whose position passes i32.
   bad([](Request &x) { x.mask = Mask::window(0, INT64_MAX); },
       {"window bounds", "right=9223372036854775807"});
@@ -171,16 +175,18 @@ TEST(Problem, ValidateBounds) {
   // Pages needed and the pool.
   bad([&](Request &x) {
         x.page_size = 1;
-        x.qo_lens.assign(3, 1);
-        x.kv_lens.assign(3, i32max - 1);
+        // 256 sequences of 2^23 keys in pages of one: 2^31 pages.
+        x.qo_lens.assign(256, 1);
+        x.kv_lens.assign(256, fmha::ref::kMaxKvLen);
         x.num_qo_heads = x.num_kv_heads = 1;
         x.head_dim = 1;
       },
-      {"pages needed", "sequence 1"});
+      {"pages needed", "sequence 255"});
   bad([&](Request &x) {
         x.page_size = 1;
-        x.qo_lens.assign(1, 1);
-        x.kv_lens.assign(1, i32max / 2 + 10);
+        // 128 sequences of 2^23 keys: 2^30 pages, a default pool of 2^31 + 3.
+        x.qo_lens.assign(128, 1);
+        x.kv_lens.assign(128, fmha::ref::kMaxKvLen);
         x.num_qo_heads = x.num_kv_heads = 1;
         x.head_dim = 1;
       },
@@ -391,4 +397,24 @@ TEST(Problem, SpreadData) {
   for (int64_t pg = 0; pg < N; ++pg)
     for (int64_t slot = 0; slot < P; ++slot)
       ASSERT_EQ(h.vStored(pg, slot, 1, 3), s.vStored(pg, slot, 1, 3));
+}
+
+// The host memory of a run, by hand: 1 query row, 2048 keys in pages of 1024
+// (2 needed, a pool of 2 * 2 + 3 = 7), Hq = Hkv = 1, D = Dv = 2, fp8 q/k/v:
+// q 2, k and v 7 * 1024 * (2 + 2), descales 7 * 2 * 4, both page tables
+// (3B + 3 + 2 * pool + B * pool) * 4 = 108, out and lse 4 * (2 + 1) * 4 = 48.
+TEST(Request, HostBytesAndTheMemoryCheck) {
+  fmha::ref::Request r;
+  r.qo_lens = {1};
+  r.kv_lens = {2048};
+  r.num_qo_heads = r.num_kv_heads = 1;
+  r.head_dim = 2;
+  r.page_size = 1024;
+  ASSERT_EQ(r.validate(), "");
+  const uint64_t want = 2 + 7 * 1024 * 4 + 56 + 108 + 48;
+  EXPECT_EQ(r.hostBytes(), want);
+  EXPECT_EQ(fmha::ref::checkHostMemory(r, 2 * want), "");
+  std::string msg = fmha::ref::checkHostMemory(r, 2 * want - 2);
+  EXPECT_NE(msg.find("of host memory, more than half of the"), std::string::npos) << msg;
+  EXPECT_GT(fmha::ref::availableHostBytes(), uint64_t(1) << 20);
 }

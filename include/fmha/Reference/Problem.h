@@ -79,6 +79,12 @@ std::optional<Mask> parseMask(std::string_view s);
 /// every sum of lengths and every tensor's element count stays <= kMaxIndex
 /// (2^31 - 1); all of them are computed with overflow-checked arithmetic.
 inline constexpr int64_t kMaxIndex = INT32_MAX;
+/// KV tokens of one sequence. The kernels keep the softmax row sums in f32;
+/// past about 2^23 terms they lose the bars of SPEC section 6 (the host
+/// kernel, one query row, D 2, measured: 8,388,608 keys pass with rel_fro
+/// 2.6e-4 against the oracle and 0 against the emulation; 16,000,000 miss the
+/// emulation bar, 0.0195; 33,000,000 miss the oracle's, 0.047).
+inline constexpr int64_t kMaxKvLen = int64_t(1) << 23;
 /// Sequences per batch: the grid's z dimension is B, and CUDA/HIP allow
 /// gridDim.z < 65536.
 inline constexpr int64_t kMaxBatch = 65535;
@@ -133,6 +139,11 @@ struct Request {
   /// bounds >= -1 and <= kMaxIndex; sm_scale 0 (default) or > 0 and finite;
   /// soft_cap >= 0 and finite; the element types and quant mode as SPEC says.
   std::string validate() const;
+  /// For a valid request: the host memory its run takes, an upper bound
+  /// (the generated inputs in their storage types, the page table and
+  /// descales, and four float32 copies of out and lse: the kernel's, the
+  /// oracle's, the emulation's and a comparison's), in bytes.
+  uint64_t hostBytes() const;
   /// One line, e.g. "B=2 Sq=[128,96] Sk=[1500,1100] H=32/8 D=128/128 P=1024
   /// csr NHD kv_blockscale q=f8E4M3FN kv=f8E4M3FN out=bf16 mask=causal ...";
   /// " data=spread" before the seed only for spread data.
@@ -145,6 +156,14 @@ int64_t visiblePairs(const Request &req);
 /// defined here: 2 * visiblePairs * Hq * (D + Dv), the two products over the
 /// visible (query, key) pairs only.
 double attentionFlops(const Request &req);
+
+/// The host memory a tool may use: physical memory, or less under an
+/// address-space limit (ulimit -v), in bytes.
+uint64_t availableHostBytes();
+/// "" when a run of `req` (valid) fits `available` host bytes; else the
+/// message ("the run needs 9.3 GiB of host memory, more than the 4.0 GiB
+/// available"). A tool refuses such a run (exit 3) before it allocates.
+std::string checkHostMemory(const Request &req, uint64_t available);
 
 /// Generated inputs of a request. Buffers hold raw codes of their storage
 /// type, little-endian, packed, row-major:
