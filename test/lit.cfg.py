@@ -29,7 +29,8 @@ if "address" in getattr(config, "fmha_sanitize", ""):
         ["clang++-22", "-print-file-name=libclang_rt.asan-x86_64.so"],
         capture_output=True, text=True).stdout.strip()
     config.environment["FMHA_ASAN_PRELOAD"] = asan_rt
-    config.substitutions.insert(0, ("%python", "env LD_PRELOAD=%s %s" % (asan_rt, config.python_executable)))
+    import sys
+    config.substitutions.insert(0, ("%python", "env LD_PRELOAD=%s %s" % (asan_rt, sys.executable)))
     config.available_features.add("asan")
 
 tool_dirs = [config.fmha_tools_dir, config.llvm_tools_dir]

@@ -23,6 +23,32 @@ char *dup(const std::string &s) {
   return p;
 }
 
+constexpr int kMaxJsonDepth = 64;
+
+/// "" when no array or object of `text` nests deeper than kMaxJsonDepth
+/// (brackets inside strings do not count); else the message.
+std::string nestingTooDeep(const char *text) {
+  int depth = 0;
+  bool inString = false;
+  for (const char *p = text; *p; ++p) {
+    char c = *p;
+    if (inString) {
+      if (c == '\\' && p[1])
+        ++p;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return "nesting deeper than " + std::to_string(kMaxJsonDepth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return "";
+}
+
 /// The request of a JSON object; "" or the first problem.
 std::string readRequest(const llvm::json::Object &o, ref::Request &r) {
   auto lens = [&](const char *key, std::vector<int64_t> &out) -> std::string {
@@ -37,6 +63,20 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r) {
     }
     return "";
   };
+  // Every key is one the manifest's "request" has (docs/ABI.md): a misspelt
+  // key would otherwise leave its field at the default without a word.
+  static constexpr const char *kKeys[] = {
+      "batch", "qo_lens", "kv_lens", "num_qo_heads", "num_kv_heads",
+      "head_dim", "head_dim_v", "page_size", "page_table", "kv_layout",
+      "quant", "mask", "q_dtype", "kv_dtype", "out_dtype", "sm_scale",
+      "soft_cap", "lse", "seed", "data"};
+  for (const auto &kv : o)
+    if (!llvm::is_contained(kKeys, llvm::StringRef(kv.first)))
+      return "unknown key \"" + kv.first.str() + "\"";
+  for (const char *key : {"page_table", "kv_layout", "quant", "mask", "q_dtype",
+                          "kv_dtype", "out_dtype", "data"})
+    if (const llvm::json::Value *v = o.get(key); v && !v->getAsString())
+      return std::string("\"") + key + "\" must be a string";
   if (std::string e = lens("qo_lens", r.qo_lens); !e.empty())
     return e;
   if (std::string e = lens("kv_lens", r.kv_lens); !e.empty())
@@ -109,6 +149,25 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r) {
       return "\"lse\" must be true or false";
     r.return_lse = *b;
   }
+  if (const llvm::json::Value *v = o.get("seed")) {
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i < 0)
+      return "\"seed\" must be a non-negative integer";
+    r.seed = static_cast<uint64_t>(*i);
+  }
+  if (auto s = str("data")) {
+    std::optional<ref::DataMode> d = ref::parseDataMode(*s);
+    if (!d)
+      return bad("data", *s);
+    r.data = *d;
+  }
+  // The manifest's batch is the lengths' count; given, it must agree.
+  if (const llvm::json::Value *v = o.get("batch")) {
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i != static_cast<int64_t>(r.qo_lens.size()))
+      return "\"batch\" must be the number of qo_lens (" +
+             std::to_string(r.qo_lens.size()) + ")";
+  }
   return "";
 }
 } // namespace
@@ -130,6 +189,11 @@ int fmha_compile(const char *request_json, const char *chip, const char *format,
   };
   if (!request_json || !chip || !format || !out)
     return fail(2, "fmha_compile: request, chip, format and out must be given");
+  // llvm::json::parse recurses once per nesting level: a deep document
+  // overflowed the host's stack (CAPIRequestFuzzer). A request is two
+  // levels deep; refuse past kMaxJsonDepth before parsing.
+  if (std::string err = nestingTooDeep(request_json); !err.empty())
+    return fail(2, "invalid request JSON: " + err);
   llvm::Expected<llvm::json::Value> v = llvm::json::parse(request_json);
   if (!v)
     return fail(2, "invalid request JSON: " + llvm::toString(v.takeError()));

@@ -67,12 +67,19 @@ Descriptor describe(const void *data, int64_t offset, std::vector<int64_t> sizes
 }
 
 /// compiler-rt's bf16 conversions (round to nearest even, NaN kept quiet),
-/// for JIT code on CPUs without native bf16 instructions.
-__bf16 truncSfBf2(float x) {
+/// for JIT code on CPUs without native bf16 instructions. Without libFuzzer's
+/// coverage instrumentation, whose tracing of a __bf16 value itself calls
+/// __truncsfbf2, which Debian 12's libgcc lacks (the fuzz build did not link).
+#if defined(__clang__)
+#define FMHA_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define FMHA_NO_COVERAGE
+#endif
+FMHA_NO_COVERAGE __bf16 truncSfBf2(float x) {
   uint16_t bits = ref::floatToBf16(x);
   return __builtin_bit_cast(__bf16, bits);
 }
-float extendBfSf2(__bf16 x) { return ref::bf16ToFloat(__builtin_bit_cast(uint16_t, x)); }
+FMHA_NO_COVERAGE float extendBfSf2(__bf16 x) { return ref::bf16ToFloat(__builtin_bit_cast(uint16_t, x)); }
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -6,6 +6,7 @@
 // installed package, in scripts/test.sh.)
 //
 //===----------------------------------------------------------------------===//
+#include "fmha/API/CAPI.h"
 #include "fmha/API/Compiler.h"
 
 #include "gtest/gtest.h"
@@ -145,6 +146,53 @@ TEST(Compiler, HangingLinkerIsKilled) {
   EXPECT_NE(r.diagnostic.find("timed out after 1 s and was killed"), std::string::npos)
       << r.diagnostic;
   EXPECT_LT(s, 30.0);
+}
+
+// The C interface refuses a request JSON nested past 64 levels before
+// llvm::json::parse, which recurses per level: 100000 levels overflowed the
+// stack of the calling process (found by CAPIRequestFuzzer).
+TEST(CAPI, DeepJsonIsRefusedNotACrash) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  fmha_kernel *kernel = nullptr;
+  char *diag = nullptr;
+  EXPECT_EQ(fmha_compile(deep.c_str(), "gfx950", "mlir", &kernel, &diag), 2);
+  EXPECT_EQ(kernel, nullptr);
+  ASSERT_NE(diag, nullptr);
+  EXPECT_NE(std::string(diag).find("nesting deeper than 64"), std::string::npos) << diag;
+  fmha_free(diag);
+  // Brackets inside strings do not count: the nesting check lets this
+  // through and the request reader names the value.
+  std::string inString = "{\"qo_lens\": [5], \"kv_lens\": [40], \"mask\": \"" +
+                         std::string(200, '[') + "\"}";
+  diag = nullptr;
+  EXPECT_EQ(fmha_compile(inString.c_str(), "gfx950", "mlir", &kernel, &diag), 2);
+  ASSERT_NE(diag, nullptr);
+  EXPECT_NE(std::string(diag).find("\"mask\": unknown value"), std::string::npos) << diag;
+  fmha_free(diag);
+}
+
+// A key the request does not have, or a value of the wrong type, is refused;
+// it used to leave the field at its default silently.
+TEST(CAPI, UnknownKeysAndWrongTypesAreRefused) {
+  auto rc = [](const std::string &json, std::string &msg) {
+    fmha_kernel *kernel = nullptr;
+    char *diag = nullptr;
+    int code = fmha_compile(json.c_str(), "gfx950", "mlir", &kernel, &diag);
+    msg = diag ? diag : "";
+    fmha_kernel_free(kernel);
+    fmha_free(diag);
+    return code;
+  };
+  std::string msg;
+  EXPECT_EQ(rc(R"({"qo_lens": [5], "kv_lens": [40], "page_sz": 16})", msg), 2);
+  EXPECT_NE(msg.find("unknown key \"page_sz\""), std::string::npos) << msg;
+  EXPECT_EQ(rc(R"({"qo_lens": [5], "kv_lens": [40], "mask": 5})", msg), 2);
+  EXPECT_NE(msg.find("\"mask\" must be a string"), std::string::npos) << msg;
+  EXPECT_EQ(rc(R"({"qo_lens": [5, 6], "kv_lens": [40, 9], "batch": 3})", msg), 2);
+  EXPECT_NE(msg.find("\"batch\" must be the number of qo_lens (2)"), std::string::npos) << msg;
+  // A manifest's own request (with batch, seed and data) is accepted.
+  EXPECT_EQ(rc(R"({"qo_lens": [5, 6], "kv_lens": [40, 9], "batch": 2, "seed": 7,
+                   "data": "spread", "mask": "none"})", msg), 0) << msg;
 }
 
 } // namespace

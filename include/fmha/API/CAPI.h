@@ -8,7 +8,9 @@
 |*    "page_table": "csr", "kv_layout": "nhd", "quant": "kv_blockscale",    *|
 |*    "mask": "causal", "q_dtype": "f8E4M3FN", "kv_dtype": "f8E4M3FN",      *|
 |*    "out_dtype": "bf16", "lse": true}                                     *|
-|* Fields left out take the C++ Request's defaults; lengths are required.  *|
+|* Fields left out take the C++ Request's defaults; lengths are required;  *|
+|* an unknown key, a value of the wrong type or nesting past 64 levels is  *|
+|* refused (return 2).                                                     *|
 |*                                                                          *|
 \*===----------------------------------------------------------------------===*/
 #ifndef FMHA_API_CAPI_H
