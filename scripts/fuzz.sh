@@ -22,11 +22,12 @@ fuzzers=(ManifestReaderFuzzer ElfManifestFuzzer RequestFlagsFuzzer
          CAPIRequestFuzzer FmhaIRFuzzer)
 
 fmha_install_packages
+mkdir -p "$bdir"
 if [ ! -f "$bdir/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DLLVM_USE_LINKER=lld -DFMHA_SANITIZE="address;undefined" \
-    -DFMHA_ENABLE_FUZZERS=ON > "$bdir.configure.log"
+    -DFMHA_ENABLE_FUZZERS=ON > "$bdir/configure.log"
 fi
 ninja -C "$bdir" -j"$FMHA_JOBS" fmha-fuzzers fmha-compile fmha-elf-manifest
 

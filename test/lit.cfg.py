@@ -20,18 +20,20 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 
-# A sanitized build (scripts/sanitize.sh): programs that are not ours but load
-# our shared libraries (python's ctypes, Debian's mlir-opt with the plugin)
-# need the ASan runtime first.
+# A sanitized build (scripts/sanitize.sh): a program that is not ours but
+# loads our shared libraries (python's ctypes: %asan_preload %python; Debian's
+# mlir-opt with the plugin) needs the ASan runtime first. Only those get it:
+# our tools link the runtime statically and refuse a second one.
+asan_preload = ""
 if "address" in getattr(config, "fmha_sanitize", ""):
     import subprocess
     asan_rt = subprocess.run(
         ["clang++-22", "-print-file-name=libclang_rt.asan-x86_64.so"],
         capture_output=True, text=True).stdout.strip()
     config.environment["FMHA_ASAN_PRELOAD"] = asan_rt
-    import sys
-    config.substitutions.insert(0, ("%python", "env LD_PRELOAD=%s %s" % (asan_rt, sys.executable)))
+    asan_preload = "env LD_PRELOAD=%s" % asan_rt
     config.available_features.add("asan")
+config.substitutions.append(("%asan_preload", asan_preload))
 
 tool_dirs = [config.fmha_tools_dir, config.llvm_tools_dir]
 tools = ["fmha-opt", "fmha-run", "fmha-elf-manifest", "fmha-compile", "llvm-readelf", "llvm-objdump"]
