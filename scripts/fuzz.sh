@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh [SECONDS]    each fuzzer runs SECONDS (default 20)
 #   FUZZ_BUILD_DIR=build-fuzz    the build (configured and built here)
 #   FUZZ_JOBS=1                  parallel fuzzing processes per fuzzer
+#   FUZZ_SEED=N                  libFuzzer's -seed (a fixed one repeats a
+#                                run's mutations: scripts/test.sh uses 1)
 # Steps: configure and build fmha-fuzzers (plus fmha-compile and
 # fmha-elf-manifest, for seeds); make the seed corpora (the committed seeds
 # in fuzz/corpus, the lit tests' manifests and dialect IR, code objects and
@@ -77,6 +79,7 @@ for f in "${fuzzers[@]}"; do
   # From the findings folder: with -jobs, libFuzzer writes fuzz-N.log there.
   par=""
   [ "$jobs" -gt 1 ] && par="-jobs=$jobs -workers=$jobs"
+  [ -n "${FUZZ_SEED:-}" ] && par="$par -seed=$FUZZ_SEED"
   if ! (cd "$bdir/findings/$f" && "$bdir/fuzz/$f" "$corpus/$f" "$seeds/$f" \
       $(dict "$f") $par -max_total_time="$seconds" -timeout=30 \
       -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \

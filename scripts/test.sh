@@ -37,7 +37,8 @@ fmha_embed_example
 # ASan and UBSan; FUZZ_SECONDS=0 skips them.
 if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
   phase "fuzzers (${FUZZ_SECONDS:-20}s each, ASan + UBSan build)"
+  # A fixed seed: the bounded run repeats the mutations a developer ran.
   FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-$FMHA_BUILD_DIR-fuzz}" \
-    bash "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
+    FUZZ_SEED="${FUZZ_SEED:-1}" bash "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
 fi
 echo "== all passed in ${SECONDS}s"
