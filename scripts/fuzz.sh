@@ -24,13 +24,7 @@ fuzzers=(ManifestReaderFuzzer ElfManifestFuzzer RequestFlagsFuzzer
          CAPIRequestFuzzer FmhaIRFuzzer)
 
 fmha_install_packages
-mkdir -p "$bdir"
-if [ ! -f "$bdir/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DLLVM_USE_LINKER=lld -DFMHA_SANITIZE="address;undefined" \
-    -DFMHA_ENABLE_FUZZERS=ON > "$bdir/configure.log"
-fi
+fmha_configure_sanitized "$bdir"
 ninja -C "$bdir" -j"$FMHA_JOBS" fmha-fuzzers fmha-compile fmha-elf-manifest
 
 # Leak checking is off: MLIR's registries live to exit, and an API call that

@@ -17,13 +17,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/lib/setup.sh"
 bdir=${SAN_BUILD_DIR:-$root/build-fuzz}
 fmha_install_packages
-mkdir -p "$bdir"
-if [ ! -f "$bdir/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DLLVM_USE_LINKER=lld -DFMHA_SANITIZE="address;undefined" \
-    -DFMHA_ENABLE_FUZZERS=ON > "$bdir/configure.log"
-fi
+fmha_configure_sanitized "$bdir"
 export ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 echo "== build (sanitized): $bdir"

@@ -1,5 +1,6 @@
 //===- ModuleToBinary.cpp - gpu.module to gpu.binary, failing cleanly -----===//
 #include "fmha/Target/ModuleToBinary.h"
+#include "fmha/Target/AMDGPU.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -62,7 +63,7 @@ mlir::fmha::linkHsaco(ArrayRef<char> object, StringRef toolkit,
                       unsigned seconds, std::string &error) {
   SmallString<128> lld(toolkit);
   llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
-  if (toolkit.empty() || !llvm::sys::fs::can_execute(lld)) {
+  if (!toolkitHasLld(toolkit)) {
     error = "linking the code object needs ld.lld at '" + lld.str().str() +
             "' (the toolkit folder's llvm/bin/ld.lld)";
     return failure();

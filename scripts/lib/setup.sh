@@ -33,6 +33,18 @@ fmha_configure() {
     -DLLVM_USE_LINKER=lld
 }
 
+# The sanitized build scripts/fuzz.sh and scripts/sanitize.sh share: ASan +
+# UBSan and libFuzzer's coverage on the project's code, in folder $1.
+fmha_configure_sanitized() {
+  local bdir=$1
+  mkdir -p "$bdir"
+  [ -f "$bdir/build.ninja" ] && return 0
+  cmake -G Ninja -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DLLVM_USE_LINKER=lld -DFMHA_SANITIZE="address;undefined" \
+    -DFMHA_ENABLE_FUZZERS=ON > "$bdir/configure.log"
+}
+
 fmha_build() {
   echo "== build"
   ninja -C "$FMHA_BUILD_DIR" -j"$FMHA_JOBS"
