@@ -1,6 +1,10 @@
 //===- CAPI.cpp - fmha-mlir's C interface ---------------------------------===//
 #include "fmha/API/CAPI.h"
 #include "fmha/API/Compiler.h"
+#include "fmha/Compile/Compile.h"
+#include "fmha/Emulator/CpuKernel.h"
+#include "fmha/Request/RequestModule.h"
+#include "fmha/Support/FatalErrors.h"
 #include "fmha/Version.h"
 
 #include "llvm/Support/JSON.h"
@@ -11,6 +15,11 @@
 
 struct fmha_kernel {
   fmha::api::Kernel kernel;
+};
+
+struct fmha_cpu_kernel {
+  std::unique_ptr<mlir::fmha::CpuKernel> kernel;
+  std::string operands; ///< JSON
 };
 
 namespace {
@@ -50,7 +59,8 @@ std::string nestingTooDeep(const char *text) {
 }
 
 /// The request of a JSON object; "" or the first problem.
-std::string readRequest(const llvm::json::Object &o, ref::Request &r) {
+std::string readRequest(const llvm::json::Object &o, ref::Request &r,
+                        bool lengthsRequired = true) {
   auto lens = [&](const char *key, std::vector<int64_t> &out) -> std::string {
     const llvm::json::Array *a = o.getArray(key);
     if (!a)
@@ -77,10 +87,12 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r) {
                           "kv_dtype", "out_dtype", "data"})
     if (const llvm::json::Value *v = o.get(key); v && !v->getAsString())
       return std::string("\"") + key + "\" must be a string";
-  if (std::string e = lens("qo_lens", r.qo_lens); !e.empty())
-    return e;
-  if (std::string e = lens("kv_lens", r.kv_lens); !e.empty())
-    return e;
+  for (auto [key, field] : {std::pair<const char *, std::vector<int64_t> *>{
+                                "qo_lens", &r.qo_lens},
+                            {"kv_lens", &r.kv_lens}})
+    if (lengthsRequired || o.get(key))
+      if (std::string e = lens(key, *field); !e.empty())
+        return e;
   for (auto [key, field] :
        {std::pair<const char *, int64_t *>{"num_qo_heads", &r.num_qo_heads},
         {"num_kv_heads", &r.num_kv_heads}, {"head_dim", &r.head_dim},
@@ -170,6 +182,36 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r) {
   }
   return "";
 }
+
+/// The request of `text`, a JSON object; "" or the message (for exit 2).
+std::string parseRequest(const char *text, ref::Request &req,
+                         bool lengthsRequired) {
+  // llvm::json::parse recurses once per nesting level: a deep document
+  // overflowed the host's stack (CAPIRequestFuzzer). A request is two
+  // levels deep; refuse past kMaxJsonDepth before parsing.
+  if (std::string err = nestingTooDeep(text); !err.empty())
+    return "invalid request JSON: " + err;
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
+  if (!v)
+    return "invalid request JSON: " + llvm::toString(v.takeError());
+  const llvm::json::Object *o = v->getAsObject();
+  if (!o)
+    return "invalid request JSON: not an object";
+  if (std::string err = readRequest(*o, req, lengthsRequired); !err.empty())
+    return "invalid request: " + err;
+  return "";
+}
+
+/// Sets *out to null and *diagnostic to null; fail(code, msg) sets the
+/// diagnostic and returns code.
+struct Failer {
+  char **diagnostic;
+  int operator()(int code, const std::string &msg) const {
+    if (diagnostic)
+      *diagnostic = dup(msg);
+    return code;
+  }
+};
 } // namespace
 
 extern "C" {
@@ -182,27 +224,12 @@ int fmha_compile(const char *request_json, const char *chip, const char *format,
     *out = nullptr;
   if (diagnostic)
     *diagnostic = nullptr;
-  auto fail = [&](int code, const std::string &msg) {
-    if (diagnostic)
-      *diagnostic = dup(msg);
-    return code;
-  };
+  Failer fail{diagnostic};
   if (!request_json || !chip || !format || !out)
     return fail(2, "fmha_compile: request, chip, format and out must be given");
-  // llvm::json::parse recurses once per nesting level: a deep document
-  // overflowed the host's stack (CAPIRequestFuzzer). A request is two
-  // levels deep; refuse past kMaxJsonDepth before parsing.
-  if (std::string err = nestingTooDeep(request_json); !err.empty())
-    return fail(2, "invalid request JSON: " + err);
-  llvm::Expected<llvm::json::Value> v = llvm::json::parse(request_json);
-  if (!v)
-    return fail(2, "invalid request JSON: " + llvm::toString(v.takeError()));
-  const llvm::json::Object *o = v->getAsObject();
-  if (!o)
-    return fail(2, "invalid request JSON: not an object");
   fmha::api::Request req;
-  if (std::string err = readRequest(*o, req); !err.empty())
-    return fail(2, "invalid request: " + err);
+  if (std::string err = parseRequest(request_json, req, true); !err.empty())
+    return fail(2, err);
   fmha::api::Target target;
   target.chip = chip;
   std::string f = format;
@@ -235,5 +262,103 @@ const char *fmha_kernel_manifest(const fmha_kernel *k) {
 
 void fmha_kernel_free(fmha_kernel *k) { delete k; }
 void fmha_free(char *text) { std::free(text); }
+
+int fmha_request_complete(const char *request_json, char **completed,
+                          char **diagnostic) {
+  if (completed)
+    *completed = nullptr;
+  if (diagnostic)
+    *diagnostic = nullptr;
+  Failer fail{diagnostic};
+  if (!request_json || !completed)
+    return fail(2, "fmha_request_complete: request and completed must be given");
+  ref::Request req;
+  if (std::string err = parseRequest(request_json, req, false); !err.empty())
+    return fail(2, err);
+  if (std::string err = req.validate(); !err.empty())
+    return fail(2, "invalid request: " + err);
+  llvm::Expected<llvm::json::Value> full =
+      llvm::json::parse(mlir::fmha::requestJson(req));
+  if (!full)
+    return fail(3, "internal error: " + llvm::toString(full.takeError()));
+  llvm::json::Value out(llvm::json::Object{{"kernel_key", req.kernelKey()},
+                                           {"request", std::move(*full)}});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << out;
+  os.flush();
+  *completed = dup(text);
+  return 0;
+}
+
+int fmha_cpu_compile(const char *request_json, const char *target,
+                     fmha_cpu_kernel **out, char **diagnostic) {
+  if (out)
+    *out = nullptr;
+  if (diagnostic)
+    *diagnostic = nullptr;
+  Failer fail{diagnostic};
+  if (!request_json || !target || !out)
+    return fail(2, "fmha_cpu_compile: request, target and out must be given");
+  ref::Request req;
+  if (std::string err = parseRequest(request_json, req, false); !err.empty())
+    return fail(2, err);
+  mlir::fmha::CpuKernelOptions opt;
+  opt.target = target;
+  std::string err, fatal;
+  int code = 3;
+  std::unique_ptr<mlir::fmha::CpuKernel> k;
+  // As api::compile: a fatal LLVM error or a crash ends this call, not the
+  // host (what the abandoned compile allocated is leaked).
+  if (!mlir::fmha::runRecovering(
+          [&] { k = mlir::fmha::CpuKernel::compile(req, opt, err, code); }, fatal)) {
+    (void)k.release();
+    return fail(3, "internal compiler error, the compile was abandoned: " + fatal);
+  }
+  if (!k)
+    return fail(code, err);
+  std::string ops = "[";
+  for (const mlir::fmha::RequestOperand &a : mlir::fmha::requestOperands(req))
+    ops += (ops.size() > 1 ? ", " : "") + std::string("{\"name\": \"") + a.name +
+           "\", \"rank\": " + std::to_string(a.rank) + "}";
+  *out = new fmha_cpu_kernel{std::move(k), ops + "]"};
+  return 0;
+}
+
+const char *fmha_cpu_kernel_operands(const fmha_cpu_kernel *k) {
+  return k ? k->operands.c_str() : nullptr;
+}
+
+int fmha_cpu_run(fmha_cpu_kernel *k, const fmha_buffer *buffers, size_t count,
+                 char **diagnostic) {
+  if (diagnostic)
+    *diagnostic = nullptr;
+  Failer fail{diagnostic};
+  if (!k || (!buffers && count))
+    return fail(2, "fmha_cpu_run: a kernel and the buffers must be given");
+  std::vector<mlir::fmha::BufferView> views;
+  for (size_t i = 0; i < count; ++i) {
+    const fmha_buffer &b = buffers[i];
+    if (!b.name || b.rank < 0 || b.rank > 4 || (b.rank && !b.sizes))
+      return fail(2, "fmha_cpu_run: buffer " + std::to_string(i) +
+                         " needs a name, a rank in [0, 4] and its sizes");
+    mlir::fmha::BufferView v;
+    v.name = b.name;
+    v.data = b.data;
+    v.sizes.assign(b.sizes, b.sizes + b.rank);
+    if (b.strides)
+      v.strides.assign(b.strides, b.strides + b.rank);
+    views.push_back(std::move(v));
+  }
+  std::string err;
+  // Buffer and table checks fail before the run (exit 2); a lane emulator
+  // error fails the run itself (3).
+  if (failed(k->kernel->runOnBuffers(views, err)))
+    return fail(err.rfind("lane emulator", 0) == 0 || err.rfind("JIT", 0) == 0 ? 3 : 2,
+                err);
+  return 0;
+}
+
+void fmha_cpu_kernel_free(fmha_cpu_kernel *k) { delete k; }
 
 } // extern "C"

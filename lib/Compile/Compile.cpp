@@ -38,7 +38,7 @@ bool mlir::fmha::chipUsesFnuz(StringRef chip) {
 
 namespace {
 
-std::string requestJson(const ref::Request &r, llvm::json::OStream &j) {
+std::string writeRequest(const ref::Request &r, llvm::json::OStream &j) {
   j.attributeObject("request", [&] {
     j.attribute("batch", r.batch());
     j.attributeArray("qo_lens", [&] {
@@ -126,7 +126,7 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
   j.attribute("target", target);
   j.attribute("kernel", res.kernel);
   j.attribute("symbol", symbol);
-  requestJson(req, j);
+  writeRequest(req, j);
   j.attributeArray("args", [&] {
     for (const AbiArg &a : res.args)
       j.object([&] {
@@ -209,6 +209,17 @@ FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
 }
 
 } // namespace
+
+std::string mlir::fmha::requestJson(const ref::Request &r) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream j(os);
+  j.object([&] { writeRequest(r, j); });
+  os.flush();
+  // {"request": {...}} -> {...}
+  size_t open = text.find('{', 1), close = text.rfind('}');
+  return text.substr(open, close - open);
+}
 
 FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
                                                     const ref::Request &req,

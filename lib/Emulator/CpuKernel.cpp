@@ -29,6 +29,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
@@ -242,80 +244,192 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
         add(name, addr);
     return map;
   });
+  // The JIT compiles a function when it is first looked up: do it here, so
+  // compileSeconds() holds all of the compile and the first run none of it.
+  if (auto fn = (*engine)->lookupPacked(std::string("_mlir_ciface_") + kKernelName); !fn) {
+    error = "JIT: " + llvm::toString(fn.takeError());
+    return nullptr;
+  }
   impl->engine = std::move(*engine);
   impl->compileS = since(t0);
   code = 0;
   return std::unique_ptr<CpuKernel>(new CpuKernel(std::move(impl)));
 }
 
-LogicalResult CpuKernel::run(const ref::Inputs &in,
-                             const std::vector<float> &kernelDescales,
-                             std::vector<uint8_t> &out, std::vector<float> &lse,
-                             std::string &error) {
-  const ref::Request &req = impl->req;
-  const ref::PageTable &pt = in.table;
-  int64_t totalQ = req.totalQ(), hq = req.num_qo_heads, hkv = req.num_kv_heads,
-          d = req.head_dim, dv = req.headDimV(), p = req.page_size, n = in.nPages(),
-          b = req.batch();
-  if (kernelDescales.size() != in.kv_descale.size()) {
-    error = "the kernel's descale buffer has " + std::to_string(kernelDescales.size()) +
-            " floats, the inputs' " + std::to_string(in.kv_descale.size());
-    return failure();
-  }
-  out.assign(totalQ * hq * dv * ref::dtypeSize(req.out_dtype), 0);
-  lse.assign(totalQ * hq, 0);
-  ref::poisonFill(req.out_dtype, out.data(), totalQ * hq * dv);
-  ref::poisonFill(ref::DType::F32, lse.data(), lse.size());
-  bool nhd = req.layout == ref::KVLayout::NHD;
-  auto cacheShape = [&](int64_t dim) {
-    return nhd ? std::vector<int64_t>{n, p, hkv, dim} : std::vector<int64_t>{n, hkv, p, dim};
-  };
-  // Copies, so the kernel cannot change what the references read.
-  std::vector<int32_t> qoIndptr = in.qo_indptr;
-  std::vector<float> descales = kernelDescales;
-  float qd = in.q_descale;
-  std::vector<Descriptor> descs;
-  for (const RequestOperand &a : requestOperands(req)) {
-    const std::string &nm = a.name;
-    if (nm == "q")
-      descs.push_back(describe(in.q.data(), 0, {totalQ, hq, d}));
-    else if (nm == "k_cache")
-      descs.push_back(describe(in.k_cache.data(), 0, cacheShape(d)));
-    else if (nm == "v_cache")
-      descs.push_back(describe(in.v_cache.data(), 0, cacheShape(dv)));
-    else if (nm == "qo_indptr")
-      descs.push_back(describe(qoIndptr.data(), 0, {b + 1}));
-    else if (nm == "kv_indptr")
-      descs.push_back(describe(pt.kv_indptr.data(), 0, {(int64_t)pt.kv_indptr.size()}));
-    else if (nm == "kv_page_indices")
-      descs.push_back(describe(pt.kv_page_indices.data(), 0,
-                               {(int64_t)pt.kv_page_indices.size()}));
-    else if (nm == "kv_last_page_len")
-      descs.push_back(describe(pt.kv_last_page_len.data(), 0, {b}));
-    else if (nm == "block_table")
-      descs.push_back(describe(pt.block_table.data(), 0, {b, pt.max_pages}));
-    else if (nm == "kv_seqlen")
-      descs.push_back(describe(pt.kv_seqlen.data(), 0, {b}));
-    else if (nm == "q_descale")
-      descs.push_back(describe(&qd, 0, {1}));
-    else if (nm == "k_descale" || nm == "v_descale") {
-      const ref::DescaleLayout &l = nm == "k_descale" ? in.k_descale : in.v_descale;
-      // A per-tensor descale is a static memref<1xf32>: its descriptor
-      // offset is not read, so the element goes into the pointer (kd and vd
-      // share one buffer, {kd, vd}; an offset here gave the kernel kd for vd).
-      if (a.rank == 1)
-        descs.push_back(describe(descales.data() + l.offset, 0, {1}));
-      else
-        descs.push_back(describe(descales.data(), l.offset, {n, hkv},
-                                 {l.page_stride, l.head_stride}));
-    } else if (nm == "out")
-      descs.push_back(describe(out.data(), 0, {totalQ, hq, dv}));
-    else if (nm == "lse")
-      descs.push_back(describe(lse.data(), 0, {totalQ, hq}));
-    else {
-      error = "no buffer for request operand '" + nm + "'";
+const ref::Request &CpuKernel::request() const { return impl->req; }
+
+namespace {
+
+int64_t elements(const std::vector<int64_t> &sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    n *= s;
+  return n;
+}
+
+std::string shapeText(const std::vector<int64_t> &s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+/// The int32 contents of an index buffer (checked dense and of its shape).
+std::vector<int32_t> int32s(const BufferView &v) {
+  int64_t n = elements(v.sizes);
+  const int32_t *p = static_cast<const int32_t *>(v.data);
+  return n > 0 ? std::vector<int32_t>(p, p + n) : std::vector<int32_t>{};
+}
+
+} // namespace
+
+LogicalResult CpuKernel::runOnBuffers(ArrayRef<BufferView> buffers,
+                                      std::string &error) {
+  const ref::Request &st = impl->req;
+  std::vector<RequestOperand> operands = requestOperands(st);
+  llvm::StringMap<const BufferView *> byName;
+  for (const BufferView &v : buffers) {
+    if (!llvm::any_of(operands, [&](const RequestOperand &a) { return a.name == v.name; })) {
+      error = "buffer '" + v.name + "' is not an operand of this kernel";
       return failure();
     }
+    if (!byName.try_emplace(v.name, &v).second) {
+      error = "buffer '" + v.name + "' given twice";
+      return failure();
+    }
+  }
+  for (const RequestOperand &a : operands) {
+    auto it = byName.find(a.name);
+    if (it == byName.end()) {
+      error = "missing buffer '" + a.name + "'";
+      return failure();
+    }
+    const BufferView &v = *it->second;
+    if (static_cast<int64_t>(v.sizes.size()) != a.rank) {
+      error = "'" + a.name + "' must have rank " + std::to_string(a.rank) +
+              ", has " + std::to_string(v.sizes.size());
+      return failure();
+    }
+    if (llvm::any_of(v.sizes, [](int64_t s) { return s < 0 || s > ref::kMaxIndex; })) {
+      error = "'" + a.name + "' has a size outside [0, 2^31 - 1]: " + shapeText(v.sizes);
+      return failure();
+    }
+    if (!v.data && elements(v.sizes) > 0) {
+      error = "'" + a.name + "' has no data";
+      return failure();
+    }
+    bool strided = (a.name == "k_descale" || a.name == "v_descale") && a.rank == 2;
+    if (!v.strides.empty() && !strided) {
+      if (v.strides.size() != v.sizes.size()) {
+        error = "'" + a.name + "' needs one stride per dimension";
+        return failure();
+      }
+      // Dense row-major (a size-1 dimension's stride does not matter).
+      int64_t want = 1;
+      for (size_t i = v.sizes.size(); i-- > 0;) {
+        if (v.sizes[i] != 1 && v.strides[i] != want) {
+          error = "'" + a.name + "' must be dense row-major (shape " +
+                  shapeText(v.sizes) + ", strides " + shapeText(v.strides) + ")";
+          return failure();
+        }
+        want *= v.sizes[i];
+      }
+    }
+    if (strided && !v.strides.empty() && v.strides.size() != 2) {
+      error = "'" + a.name + "' needs two strides (or none: dense)";
+      return failure();
+    }
+  }
+  auto sizes = [&](const char *name) -> const std::vector<int64_t> & {
+    return byName.lookup(name)->sizes;
+  };
+  auto expect = [&](const char *name, std::vector<int64_t> want) {
+    if (!byName.count(name) || sizes(name) == want)
+      return true;
+    error = std::string("'") + name + "' must have shape " + shapeText(want) +
+            ", has " + shapeText(sizes(name));
+    return false;
+  };
+  int64_t t = sizes("q")[0], hq = st.num_qo_heads, hkv = st.num_kv_heads,
+          d = st.head_dim, dv = st.headDimV(), p = st.page_size,
+          n = sizes("k_cache")[0], b = sizes("qo_indptr")[0] - 1;
+  bool nhd = st.layout == ref::KVLayout::NHD;
+  auto cache = [&](int64_t dim) {
+    return nhd ? std::vector<int64_t>{n, p, hkv, dim} : std::vector<int64_t>{n, hkv, p, dim};
+  };
+  if (b < 0) {
+    error = "'qo_indptr' needs batch + 1 entries, has none";
+    return failure();
+  }
+  bool csr = st.table == ref::TableForm::CSR;
+  int64_t maxPages = csr ? 0 : sizes("block_table")[1];
+  if (!expect("q", {t, hq, d}) || !expect("k_cache", cache(d)) ||
+      !expect("v_cache", cache(dv)) || !expect("out", {t, hq, dv}) ||
+      !expect("lse", {t, hq}) || !expect("q_descale", {1}) ||
+      (csr && (!expect("kv_indptr", {b + 1}) || !expect("kv_last_page_len", {b}))) ||
+      (!csr && (!expect("block_table", {b, maxPages}) || !expect("kv_seqlen", {b}))))
+    return failure();
+  for (const char *name : {"k_descale", "v_descale"})
+    if (byName.count(name) && sizes(name).size() == 2 &&
+        !expect(name, {n, hkv}))
+      return failure();
+    else if (byName.count(name) && sizes(name).size() == 1 && !expect(name, {1}))
+      return failure();
+
+  // The lengths, from the buffers, and SPEC section 7's run-time checks.
+  std::vector<int32_t> qoIndptr = int32s(*byName.lookup("qo_indptr"));
+  ref::PageTable pt;
+  pt.page_size = p;
+  pt.n_pages = n;
+  if (csr) {
+    pt.kv_indptr = int32s(*byName.lookup("kv_indptr"));
+    pt.kv_page_indices = int32s(*byName.lookup("kv_page_indices"));
+    pt.kv_last_page_len = int32s(*byName.lookup("kv_last_page_len"));
+    // seqLen and the checker read kv_seqlen's size as the batch.
+    pt.kv_seqlen.assign(b, 0);
+  } else {
+    pt.max_pages = maxPages;
+    pt.block_table = int32s(*byName.lookup("block_table"));
+    pt.kv_seqlen = int32s(*byName.lookup("kv_seqlen"));
+  }
+  if (std::string e = ref::validatePageTable(pt, st.table); !e.empty()) {
+    error = "invalid page table: " + e;
+    return failure();
+  }
+  ref::Request req = st;
+  req.qo_lens.clear();
+  req.kv_lens.clear();
+  if (qoIndptr[0] != 0) {
+    error = "qo_indptr[0] must be 0, is " + std::to_string(qoIndptr[0]);
+    return failure();
+  }
+  for (int64_t i = 0; i < b; ++i) {
+    if (qoIndptr[i + 1] < qoIndptr[i]) {
+      error = "qo_indptr must not decrease: qo_indptr[" + std::to_string(i + 1) +
+              "] = " + std::to_string(qoIndptr[i + 1]) + " < qo_indptr[" +
+              std::to_string(i) + "] = " + std::to_string(qoIndptr[i]);
+      return failure();
+    }
+    req.qo_lens.push_back(qoIndptr[i + 1] - qoIndptr[i]);
+    req.kv_lens.push_back(pt.seqLen(st.table, i));
+  }
+  if (qoIndptr[b] > t) {
+    error = "qo_indptr[" + std::to_string(b) + "] = " + std::to_string(qoIndptr[b]) +
+            " is past q's " + std::to_string(t) + " rows";
+    return failure();
+  }
+  // Sequences may share pages (a common prefix), so the lengths can need
+  // more pages than the pool holds; the pool's own bounds are the table's.
+  req.n_pages = std::max<int64_t>(n, ref::pagesNeeded(req.kv_lens, p));
+  if (std::string e = req.validate(); !e.empty()) {
+    error = "invalid request: " + e;
+    return failure();
+  }
+
+  std::vector<Descriptor> descs;
+  for (const RequestOperand &a : operands) {
+    const BufferView &v = *byName.lookup(a.name);
+    descs.push_back(describe(v.data, 0, v.sizes, v.strides));
   }
   std::vector<Descriptor *> ptrs;
   for (Descriptor &dsc : descs)
@@ -338,4 +452,84 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
     return failure();
   }
   return success();
+}
+
+LogicalResult CpuKernel::run(const ref::Inputs &in,
+                             const std::vector<float> &kernelDescales,
+                             std::vector<uint8_t> &out, std::vector<float> &lse,
+                             std::string &error) {
+  const ref::Request &req = in.req;
+  if (req.kernelKey() != impl->req.kernelKey()) {
+    error = "the inputs' request (" + req.kernelKey() +
+            ") is not the kernel's (" + impl->req.kernelKey() + ")";
+    return failure();
+  }
+  const ref::PageTable &pt = in.table;
+  int64_t totalQ = req.totalQ(), hq = req.num_qo_heads, hkv = req.num_kv_heads,
+          d = req.head_dim, dv = req.headDimV(), p = req.page_size, n = in.nPages(),
+          b = req.batch();
+  if (kernelDescales.size() != in.kv_descale.size()) {
+    error = "the kernel's descale buffer has " + std::to_string(kernelDescales.size()) +
+            " floats, the inputs' " + std::to_string(in.kv_descale.size());
+    return failure();
+  }
+  out.assign(totalQ * hq * dv * ref::dtypeSize(req.out_dtype), 0);
+  lse.assign(totalQ * hq, 0);
+  ref::poisonFill(req.out_dtype, out.data(), totalQ * hq * dv);
+  ref::poisonFill(ref::DType::F32, lse.data(), lse.size());
+  bool nhd = req.layout == ref::KVLayout::NHD;
+  auto cacheShape = [&](int64_t dim) {
+    return nhd ? std::vector<int64_t>{n, p, hkv, dim} : std::vector<int64_t>{n, hkv, p, dim};
+  };
+  // Copies, so the kernel cannot change what the references read.
+  std::vector<int32_t> qoIndptr = in.qo_indptr;
+  std::vector<float> descales = kernelDescales;
+  float qd = in.q_descale;
+  std::vector<BufferView> views;
+  for (const RequestOperand &a : requestOperands(req)) {
+    const std::string &nm = a.name;
+    auto add = [&](const void *data, std::vector<int64_t> sizes,
+                   std::vector<int64_t> strides = {}) {
+      views.push_back({nm, data, std::move(sizes), std::move(strides)});
+    };
+    if (nm == "q")
+      add(in.q.data(), {totalQ, hq, d});
+    else if (nm == "k_cache")
+      add(in.k_cache.data(), cacheShape(d));
+    else if (nm == "v_cache")
+      add(in.v_cache.data(), cacheShape(dv));
+    else if (nm == "qo_indptr")
+      add(qoIndptr.data(), {b + 1});
+    else if (nm == "kv_indptr")
+      add(pt.kv_indptr.data(), {(int64_t)pt.kv_indptr.size()});
+    else if (nm == "kv_page_indices")
+      add(pt.kv_page_indices.data(), {(int64_t)pt.kv_page_indices.size()});
+    else if (nm == "kv_last_page_len")
+      add(pt.kv_last_page_len.data(), {b});
+    else if (nm == "block_table")
+      add(pt.block_table.data(), {b, pt.max_pages});
+    else if (nm == "kv_seqlen")
+      add(pt.kv_seqlen.data(), {b});
+    else if (nm == "q_descale")
+      add(&qd, {1});
+    else if (nm == "k_descale" || nm == "v_descale") {
+      const ref::DescaleLayout &l = nm == "k_descale" ? in.k_descale : in.v_descale;
+      // kd and vd share one buffer ({kd, vd} per tensor, aiter's
+      // interleaved [N_pages, Hkv, 2] per page): the view starts at the
+      // element (a static memref<1xf32> does not read a descriptor offset;
+      // one there gave the kernel kd for vd).
+      if (a.rank == 1)
+        add(descales.data() + l.offset, {1});
+      else
+        add(descales.data() + l.offset, {n, hkv}, {l.page_stride, l.head_stride});
+    } else if (nm == "out")
+      add(out.data(), {totalQ, hq, dv});
+    else if (nm == "lse")
+      add(lse.data(), {totalQ, hq});
+    else {
+      error = "no buffer for request operand '" + nm + "'";
+      return failure();
+    }
+  }
+  return runOnBuffers(views, error);
 }

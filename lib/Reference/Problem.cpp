@@ -398,6 +398,21 @@ std::string Request::str() const {
   return os.str();
 }
 
+std::string Request::kernelKey() const {
+  std::ostringstream os;
+  os.precision(17);
+  os << "H=" << num_qo_heads << "/" << num_kv_heads << " D=" << head_dim << "/"
+     << headDimV() << " P=" << page_size << " " << tableFormName(table) << " "
+     << layoutName(layout) << " " << quantModeName(quant)
+     << " q=" << dtypeName(q_dtype) << " kv=" << dtypeName(kv_dtype)
+     << " out=" << dtypeName(out_dtype) << " mask=" << mask.str()
+     << " sm_scale=" << smScale();
+  if (soft_cap > 0)
+    os << " soft_cap=" << soft_cap;
+  os << " lse=" << (return_lse ? 1 : 0);
+  return os.str();
+}
+
 int64_t visiblePairs(const Request &req) {
   int64_t pairs = 0;
   for (int64_t b = 0; b < req.batch(); ++b)

@@ -20,12 +20,13 @@ compiler refuses raises UnsupportedRequest (a NotImplementedError, so a
 caller can fall back, and a ValueError).
 """
 import ctypes
+import functools
 import json
 import os
 import pathlib
 
 __all__ = ["compile", "Kernel", "KernelCache", "load_prebuilt", "version",
-           "CompileError", "UnsupportedRequest", "static_key"]
+           "CompileError", "UnsupportedRequest", "static_key", "complete_request"]
 
 
 class CompileError(RuntimeError):
@@ -87,6 +88,19 @@ def _library():
             lib.fmha_kernel_manifest.restype = ctypes.c_char_p
             lib.fmha_kernel_free.argtypes = [ctypes.c_void_p]
             lib.fmha_free.argtypes = [ctypes.c_void_p]
+            lib.fmha_request_complete.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                                                  ctypes.POINTER(ctypes.c_void_p)]
+            lib.fmha_request_complete.restype = ctypes.c_int
+            lib.fmha_cpu_compile.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                             ctypes.POINTER(ctypes.c_void_p),
+                                             ctypes.POINTER(ctypes.c_void_p)]
+            lib.fmha_cpu_compile.restype = ctypes.c_int
+            lib.fmha_cpu_kernel_operands.argtypes = [ctypes.c_void_p]
+            lib.fmha_cpu_kernel_operands.restype = ctypes.c_char_p
+            lib.fmha_cpu_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                         ctypes.POINTER(ctypes.c_void_p)]
+            lib.fmha_cpu_run.restype = ctypes.c_int
+            lib.fmha_cpu_kernel_free.argtypes = [ctypes.c_void_p]
             _lib = lib
             return lib
     raise OSError("libFmhaMLIR.so not found (set FMHA_MLIR_LIB); tried " + ", ".join(tried))
@@ -106,8 +120,7 @@ def compile(request, chip="gfx950", format="bin"):  # noqa: A001 (the API's name
     code = lib.fmha_compile(json.dumps(request).encode(), chip.encode(), format.encode(),
                             ctypes.byref(out), ctypes.byref(diag))
     if code != 0:
-        message = ctypes.string_at(diag.value).decode() if diag.value else "compile failed"
-        lib.fmha_free(diag)
+        message = _take(lib, diag) or "compile failed"
         raise (UnsupportedRequest if code == 2 else CompileError)(message)
     try:
         size = ctypes.c_size_t()
@@ -119,31 +132,63 @@ def compile(request, chip="gfx950", format="bin"):  # noqa: A001 (the API's name
     return Kernel(binary, json.loads(text) if text else None, chip, format)
 
 
-# The static part of a request (what the kernel depends on), with the C++
-# Request's defaults. The lengths are not in it: the kernel reads them from
-# the page table at run time and the grid is the manifest's formula.
-_STATIC_DEFAULTS = {
-    "num_qo_heads": 32, "num_kv_heads": 8, "head_dim": 128, "head_dim_v": 0,
-    "page_size": 1024, "page_table": "csr", "kv_layout": "nhd",
-    "quant": "kv_blockscale", "mask": "causal", "q_dtype": "f8E4M3FN",
-    "kv_dtype": "f8E4M3FN", "out_dtype": "bf16", "sm_scale": 0.0,
-    "soft_cap": 0.0, "lse": True,
-}
+def complete_request(request):
+    """(kernel key, completed request) of `request` (a user's dict or a
+    manifest's "request"; lengths may be left out): the key is the static
+    part, what a compiled kernel depends on (heads, dims, page size, table,
+    layout, quant, dtypes, mask, sm_scale, soft cap, lse); the completed
+    request has every field with the C++ defaults resolved, as a manifest's
+    "request" does. Raises UnsupportedRequest for an invalid request."""
+    key, completed = _complete(json.dumps(request, sort_keys=True))
+    return key, json.loads(completed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _complete(text):
+    lib = _library()
+    out = ctypes.c_void_p()
+    diag = ctypes.c_void_p()
+    code = lib.fmha_request_complete(text.encode(), ctypes.byref(out),
+                                     ctypes.byref(diag))
+    if code != 0:
+        raise UnsupportedRequest(_take(lib, diag) or "invalid request")
+    done = json.loads(_take(lib, out))
+    return done["kernel_key"], json.dumps(done["request"])
+
+
+def _take(lib, ptr):
+    """The C string at `ptr` (freed), or None."""
+    if not ptr.value:
+        return None
+    text = ctypes.string_at(ptr.value).decode()
+    lib.fmha_free(ptr)
+    return text
+
+
+# The static fields of a request: what a compiled kernel depends on (the
+# C++ Request::kernelKey). The lengths are not among them: the kernel reads
+# them from the page table at run time and the grid is the manifest's
+# formula.
+_STATIC = ("num_qo_heads", "num_kv_heads", "head_dim", "head_dim_v", "page_size",
+           "page_table", "kv_layout", "quant", "mask", "q_dtype", "kv_dtype", "out_dtype",
+           "sm_scale", "soft_cap", "lse")
 
 
 def static_key(request, chip, fmt="bin"):
-    """The cache key of a request (a user's dict or a manifest's "request"):
-    its static fields with the defaults filled in (head_dim_v 0 is head_dim,
-    sm_scale 0 is 1/sqrt(head_dim)), the chip and the format."""
-    static = {k: request.get(k, d) for k, d in _STATIC_DEFAULTS.items()}
-    if not static["head_dim_v"]:
-        static["head_dim_v"] = static["head_dim"]
-    if not static["sm_scale"]:
-        static["sm_scale"] = 1.0 / float(static["head_dim"]) ** 0.5
-    static["sm_scale"] = round(float(static["sm_scale"]), 9)
-    static["soft_cap"] = float(static["soft_cap"])
-    if static["page_table"] == "block":
-        static["page_table"] = "block_table"
+    """The cache key of a request for `chip` and a format: the request's
+    static fields, completed. A complete request (a manifest's "request", or
+    one with every static field in the names complete_request gives, as the
+    aiter entry point builds) is keyed as it is, without the library, so
+    prebuilt kernels are found where libFmhaMLIR.so is not installed; any
+    other is completed by the library first."""
+    if all(k in request for k in _STATIC) and request["head_dim_v"] and request["sm_scale"]:
+        done = request
+    else:
+        done = complete_request(request)[1]
+    static = {k: done[k] for k in _STATIC}
+    for k in ("sm_scale", "soft_cap"):
+        static[k] = float(static[k])
+    static["lse"] = bool(static["lse"])
     return json.dumps([static, chip, fmt], sort_keys=True)
 
 

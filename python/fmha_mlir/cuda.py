@@ -7,20 +7,19 @@ driver (ctypes over libcuda.so.1; no compiled extension).
 `tensors` maps the manifest's operand names (q, k_cache, v_cache, qo_indptr,
 kv_indptr, kv_page_indices, kv_last_page_len or block_table, kv_seqlen,
 q_descale, k_descale, v_descale, out, lse) to CUDA tensors; each kernel
-argument is filled from the manifest's ABI: NAME is the tensor's data
-pointer (its storage offset included), NAME_dimN its size N, NAME_strideN its
-stride N (elements), NAME_offset 0. The grid is the manifest's: ceil(max
+argument is filled from the manifest's ABI (_abi.argument_values): NAME is
+the tensor's data pointer (its storage offset included) or, where the ABI
+has NAME_offset, its storage's start with NAME_offset the storage offset;
+NAME_dimN its size N, NAME_strideN its stride N (elements). The grid is the manifest's: ceil(max
 qo_len / block_m) x num_qo_heads x batch. Every tensor is checked against the
-manifest's request (device, dtype size, rank, the head dim contiguous).
+manifest's request (_abi.check: device, dtype, shape, density).
 """
 import ctypes
-import math
-import re
 
-_ARG = re.compile(r"^(?P<op>[a-z_]+?)(?:_(?P<part>dim|stride)(?P<n>\d+)|_(?P<off>offset))?$")
+from . import _abi
 
-_ELEM_BYTES = {"f8E4M3FN": 1, "f8E4M3FNUZ": 1, "f8E5M2": 1, "f8E5M2FNUZ": 1,
-               "bf16": 2, "f16": 2, "f32": 4}
+# Kept for callers of the first version: (operand, part, index, entry).
+operand_parts = _abi.operand_parts
 
 
 class CudaError(RuntimeError):
@@ -43,19 +42,6 @@ def _check(rc, what):
         raise CudaError(f"{what} failed with CUresult {rc}")
 
 
-def operand_parts(manifest):
-    """(operand, part, index) of every kernel argument, in ABI order."""
-    out = []
-    for a in manifest["args"]:
-        m = _ARG.match(a["name"])
-        if not m:
-            raise ValueError(f"manifest argument {a['name']!r} is not NAME[_dimN|_strideN|_offset]")
-        part = "pointer" if not (m.group("part") or m.group("off")) else (
-            m.group("part") or "offset")
-        out.append((m.group("op"), part, int(m.group("n") or 0), a))
-    return out
-
-
 class Launcher:
     """One kernel loaded into the current CUDA context."""
 
@@ -64,7 +50,8 @@ class Launcher:
             raise ValueError("the CUDA launcher takes sm_90 / sm_90a PTX kernels (format bin)")
         self.kernel = kernel
         self.manifest = kernel.manifest
-        self.args = operand_parts(self.manifest)
+        self.args = _abi.operand_parts(self.manifest)
+        self.operands = list(dict.fromkeys(op for op, _, _, _ in self.args))
         cu = _driver()
         ctx = ctypes.c_void_p()
         _check(cu.cuCtxGetCurrent(ctypes.byref(ctx)), "cuCtxGetCurrent")
@@ -78,53 +65,28 @@ class Launcher:
                                       self.manifest["kernel"].encode()), "cuModuleGetFunction")
 
     def check(self, tensors):
-        req = self.manifest["request"]
-        need = {op for op, _, _, _ in self.args}
-        missing = sorted(need - set(tensors))
-        if missing:
-            raise ValueError(f"missing tensors: {', '.join(missing)}")
-        for name in need:
-            t = tensors[name]
-            if not t.is_cuda:
-                raise ValueError(f"{name}: must be a CUDA tensor")
-        for name, key in (("q", "q_dtype"), ("k_cache", "kv_dtype"), ("v_cache", "kv_dtype"),
-                          ("out", "out_dtype")):
-            if name in tensors and tensors[name].element_size() != _ELEM_BYTES[req[key]]:
-                raise ValueError(f"{name}: elements of {tensors[name].element_size()} bytes, "
-                                 f"the kernel's {req[key]} has {_ELEM_BYTES[req[key]]}")
-        strided = {op for op, part, _, _ in self.args if part == "stride"}
-        for name in need - strided:
-            if not tensors[name].is_contiguous():
-                raise ValueError(f"{name}: must be contiguous (the kernel's memref has "
-                                 "an identity layout)")
+        """The tensors' buffers, checked against the manifest (_abi.check)."""
+        return _abi.check(self.manifest["request"], self.operands, tensors, "cuda")
 
-    def __call__(self, tensors, qo_lens, stream=None):
-        import torch
-        self.check(tensors)
-        values = []
-        for op, part, n, a in self.args:
-            t = tensors[op]
-            if part == "pointer":
-                values.append(ctypes.c_void_p(t.data_ptr()))
-            elif part == "dim":
-                values.append(ctypes.c_int64(t.shape[n]))
-            elif part == "stride":
-                values.append(ctypes.c_int64(t.stride(n)))
-            else:
-                values.append(ctypes.c_int64(0))
+    def __call__(self, tensors, qo_lens=None, stream=None, max_qo_len=None):
+        """Launches on `tensors`; the grid from `qo_lens`, or from `max_qo_len`
+        and qo_indptr's size (no read of device memory: capturable)."""
+        bufs = self.check(tensors)
+        values = [ctypes.c_void_p(v) if kind == "pointer" else ctypes.c_int64(v)
+                  for kind, v in _abi.argument_values(self.args, bufs)]
         params = (ctypes.c_void_p * len(values))(
             *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
-        cfg = self.manifest["config"]
-        req = self.manifest["request"]
-        grid = (math.ceil(max(qo_lens) / cfg["block_m"]) if qo_lens else 0,
-                req["num_qo_heads"], len(qo_lens))
-        if grid[0] == 0 or grid[2] == 0:
+        grid = _abi.grid(self.manifest, qo_lens, max_qo_len, bufs["qo_indptr"].shape[0] - 1)
+        if not all(grid):
             return
         block = self.manifest["workgroup"]
         if stream is None:
+            import torch
             stream = torch.cuda.current_stream().cuda_stream
         cu = _driver()
+        # cuLaunchKernel copies the parameters (also when a CUDA graph is
+        # being captured), so `values` need only outlive the call.
         _check(cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2],
                                  block[0], block[1], block[2], 0,
                                  ctypes.c_void_p(stream), params, None), "cuLaunchKernel")
-        self._keep = values  # alive until the next launch
+        self._keep = values

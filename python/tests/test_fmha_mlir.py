@@ -76,6 +76,42 @@ class CacheTest(unittest.TestCase):
         self.assertEqual(cache.compiles, 2)
         self.assertNotEqual(a.binary, c.binary)
 
+    def test_complete_requests_are_keyed_as_the_library_keys_them(self):
+        # A request the library completes and the completed request itself
+        # (keyed in Python) give one key; a field that matters changes it.
+        for req in (REQ, dict(REQ, mask="window:24,4", page_table="block"),
+                    dict(REQ, quant="pertensor", kv_layout="hnd", sm_scale=0.3),
+                    dict(REQ, head_dim=64, head_dim_v=0, lse=False, soft_cap=5)):
+            key, done = fmha_mlir.complete_request(req)
+            self.assertEqual(fmha_mlir.static_key(req, "sm_90"),
+                             fmha_mlir.static_key(done, "sm_90"))
+            self.assertNotIn("qo_lens", key)
+        self.assertNotEqual(fmha_mlir.static_key(REQ, "sm_90"),
+                            fmha_mlir.static_key(dict(REQ, page_size=16), "sm_90"))
+        self.assertNotEqual(fmha_mlir.static_key(REQ, "sm_90"),
+                            fmha_mlir.static_key(REQ, "sm_90a"))
+
+    def test_prebuilt_kernels_need_no_library(self):
+        # Where only the code objects are installed (no libFmhaMLIR.so, no
+        # libMLIR.so), prebuilt kernels load and complete requests find them.
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run(env=TOOL_ENV, args=[FMHA_COMPILE, "--chip", "sm_90a", "--qo-len", "5",
+                            "--kv-len", "50", "--page-size", "64", "-o", os.path.join(d, "k")],
+                           check=True)
+            _, done = fmha_mlir.complete_request(dict(REQ, page_size=64, lse=False))
+            saved = fmha_mlir._library
+
+            def missing():
+                raise OSError("libFmhaMLIR.so not found")
+            fmha_mlir._library = missing
+            try:
+                kernels = fmha_mlir.load_prebuilt(d)
+                self.assertIn(fmha_mlir.static_key(done, "sm_90a"), kernels)
+                with self.assertRaises(OSError):
+                    fmha_mlir.static_key({"page_size": 64}, "sm_90a")
+            finally:
+                fmha_mlir._library = saved
+
     def test_prebuilt_directory(self):
         with tempfile.TemporaryDirectory() as d:
             for page in (16, 1024):
@@ -105,7 +141,7 @@ class WrapperTest(unittest.TestCase):
         self.assertEqual(w.request["mask"], "causal")
         self.assertEqual(w.kernel.binary, fmha_mlir.compile(REQ, chip="sm_90").binary)
         w.plan([0, 5], [0, 1], [0], [9], 32, 8, 128, 1024, window_left=16, launch=False)
-        self.assertEqual(w.request["mask"], "window:16,0")
+        self.assertEqual(w.request["mask"], "window(16,0)")
         self.assertEqual(w.cache.compiles, 2)
         with self.assertRaises(ValueError):
             w.plan([0, 5], [0, 1, 2], [0], [9], 32, 8, 128, 1024, launch=False)

@@ -2,7 +2,7 @@
 # Debian packages the project builds with; installed only when missing.
 FMHA_PACKAGES=(cmake ninja-build python3 llvm-22 llvm-22-dev llvm-22-tools
                mlir-22-tools libmlir-22-dev clang-22 lld-22 liblld-22-dev
-               libgtest-dev libclang-rt-22-dev)
+               libgtest-dev libclang-rt-22-dev python3-numpy)
 FMHA_BUILD_DIR=${BUILD_DIR:-$root/build}
 FMHA_JOBS=${JOBS:-2}
 

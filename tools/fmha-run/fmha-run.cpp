@@ -69,6 +69,12 @@ static cl::opt<std::string> optMutateDescales(
              "keep the true ones"),
     cl::init("none"), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2), cl::cat(kToolCategory));
+static cl::list<std::string> optRuns(
+    "run",
+    cl::desc("one more run through the same compiled kernel: 'QO;KV[;seed=N][;data=uniform|spread]' "
+             "(comma lists as for --qo-len/--kv-len; seed and data default to the flags'); repeatable. "
+             "The flags' own lengths run first; with --json one line per run; exit 0 when all pass"),
+    cl::cat(kToolCategory));
 static cl::opt<std::string> optDump("dump", cl::desc("write every tensor and a JSON index to DIR"), cl::init(""), cl::cat(kToolCategory));
 
 namespace {
@@ -143,59 +149,52 @@ std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
   return d;
 }
 
-} // namespace
+/// "" after reading a --run spec 'QO;KV[;seed=N][;data=D]' into `r` (the
+/// flags' request: only lengths, seed and data change), else the problem.
+std::string readRunSpec(const std::string &spec, ref::Request &r) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(spec).split(parts, ';');
+  if (parts.size() < 2)
+    return "needs the query and the KV lengths, 'QO;KV'";
+  std::vector<int64_t> qo, kv;
+  if (!parseList(parts[0].str(), qo) || !parseList(parts[1].str(), kv))
+    return "lengths must be integers or comma lists";
+  if (qo.size() == 1 && kv.size() > 1)
+    qo.assign(kv.size(), qo[0]);
+  if (kv.size() == 1 && qo.size() > 1)
+    kv.assign(qo.size(), kv[0]);
+  if (qo.size() != kv.size())
+    return "the query and KV length lists must have the same length";
+  r.qo_lens = qo;
+  r.kv_lens = kv;
+  r.n_pages = 0;
+  for (size_t i = 2; i < parts.size(); ++i) {
+    auto [key, value] = parts[i].split('=');
+    if (key == "seed") {
+      if (value.getAsInteger(10, r.seed))
+        return "seed must be a non-negative integer, not '" + value.str() + "'";
+    } else if (key == "data") {
+      std::optional<ref::DataMode> d = ref::parseDataMode(value);
+      if (!d)
+        return "data must be uniform or spread, not '" + value.str() + "'";
+      r.data = *d;
+    } else {
+      return "unknown field '" + parts[i].str() + "' (seed=N or data=D)";
+    }
+  }
+  return "";
+}
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  fmha_tools::setUpToolErrors("fmha-run");
-  // Usage errors exit 2: fmha-run's 1 means "numerics failed".
-  if (!parseToolCommandLine(argc, argv, "fmha-run: run a request and check it\n"))
-    return 2;
+/// One run of `kernel` on inputs generated for `req`: the oracle and
+/// emulation checks, the result line (or JSON) and --dump. 0 pass, 1 fail,
+/// 2 / 3 as the tool's exit codes.
+int runOnce(ref::Request &req, mlir::fmha::CpuKernel &k, double compileS,
+            ref::DescaleMutation mutationKind) {
+  auto *kernel = &k;
+  auto *mutation = &mutationKind;
   bool lanes = optTarget != "host";
-  if (!mlir::fmha::lookupChip(optTarget))
-    return fail(2, "--target must be " + mlir::fmha::expectedChipsText() +
-                       ", not '" + optTarget + "'");
-  // "fp8": the chip's e4m3 flavour (FNUZ on gfx942; the host takes OCP).
-  optQType = chipDType(optQType, lanes && mlir::fmha::chipUsesFnuz(optTarget));
-  optKvType = chipDType(optKvType, lanes && mlir::fmha::chipUsesFnuz(optTarget));
-  // A chip's default fp8 flavour, as fmha-compile picks it (FNUZ on gfx942).
-  if (lanes && !optQType.getNumOccurrences())
-    optQType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";
-  if (lanes && !optKvType.getNumOccurrences())
-    optKvType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";
-
-  ref::Request req;
-  if (std::string err = readRequest(req); !err.empty())
-    return fail(2, err);
-  if (std::string err = req.validate(); !err.empty())
-    return fail(2, "invalid request: " + err);
-  // The inputs, the references and the output fit the host (exit 3: this
-  // machine's limit, not an invalid request), before anything is allocated.
-  if (std::string err = ref::checkHostMemory(req, ref::availableHostBytes());
-      !err.empty())
-    return fail(3, err);
-  std::optional<ref::DescaleMutation> mutation =
-      ref::parseDescaleMutation(optMutateDescales);
-  if (!mutation)
-    return fail(2, "--mutate-descales must be none, swap-kv, logical-page, "
-                   "wrong-head, per-tile or global, got '" + optMutateDescales + "'");
-
-  mlir::fmha::CpuKernelOptions kopt;
-  kopt.target = optTarget;
-  kopt.folds = !optNoFolds;
-  kopt.optLevel = optOptLevel;
-  kopt.blockM = optBlockM;
-  kopt.blockN = optBlockN;
-  kopt.shift = optShift;
   std::string err;
-  int code = 0;
-  std::unique_ptr<mlir::fmha::CpuKernel> kernel =
-      mlir::fmha::CpuKernel::compile(req, kopt, err, code);
-  if (!kernel)
-    return fail(code, err);
   const ref::EmulateOptions &emu = kernel->emulation();
-  double compileS = kernel->compileSeconds();
-
   // Inputs, and the run-time checker (SPEC section 7): no launch with a page
   // id outside [0, N_pages) or a malformed table.
   ref::Inputs in = ref::makeInputs(req);
@@ -293,7 +292,83 @@ int main(int argc, char **argv) {
         !err.empty())
       return fail(3, "--dump: " + err + " (nothing written)");
   }
+  return pass ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  fmha_tools::setUpToolErrors("fmha-run");
+  // Usage errors exit 2: fmha-run's 1 means "numerics failed".
+  if (!parseToolCommandLine(argc, argv, "fmha-run: run a request and check it\n"))
+    return 2;
+  bool lanes = optTarget != "host";
+  if (!mlir::fmha::lookupChip(optTarget))
+    return fail(2, "--target must be " + mlir::fmha::expectedChipsText() +
+                       ", not '" + optTarget + "'");
+  // "fp8": the chip's e4m3 flavour (FNUZ on gfx942; the host takes OCP).
+  optQType = chipDType(optQType, lanes && mlir::fmha::chipUsesFnuz(optTarget));
+  optKvType = chipDType(optKvType, lanes && mlir::fmha::chipUsesFnuz(optTarget));
+  // A chip's default fp8 flavour, as fmha-compile picks it (FNUZ on gfx942).
+  if (lanes && !optQType.getNumOccurrences())
+    optQType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";
+  if (lanes && !optKvType.getNumOccurrences())
+    optKvType = mlir::fmha::chipUsesFnuz(optTarget) ? "f8E4M3FNUZ" : "f8E4M3FN";
+
+  ref::Request req;
+  if (std::string err = readRequest(req); !err.empty())
+    return fail(2, err);
+  if (std::string err = req.validate(); !err.empty())
+    return fail(2, "invalid request: " + err);
+  // The inputs, the references and the output fit the host (exit 3: this
+  // machine's limit, not an invalid request), before anything is allocated.
+  if (std::string err = ref::checkHostMemory(req, ref::availableHostBytes());
+      !err.empty())
+    return fail(3, err);
+  std::optional<ref::DescaleMutation> mutation =
+      ref::parseDescaleMutation(optMutateDescales);
+  if (!mutation)
+    return fail(2, "--mutate-descales must be none, swap-kv, logical-page, "
+                   "wrong-head, per-tile or global, got '" + optMutateDescales + "'");
+
+  mlir::fmha::CpuKernelOptions kopt;
+  kopt.target = optTarget;
+  kopt.folds = !optNoFolds;
+  kopt.optLevel = optOptLevel;
+  kopt.blockM = optBlockM;
+  kopt.blockN = optBlockN;
+  kopt.shift = optShift;
+  std::string err;
+  int code = 0;
+  std::unique_ptr<mlir::fmha::CpuKernel> kernel =
+      mlir::fmha::CpuKernel::compile(req, kopt, err, code);
+  if (!kernel)
+    return fail(code, err);
+  double compileS = kernel->compileSeconds();
+
+  // The flags' lengths, then every --run, through the one compiled kernel.
+  std::vector<ref::Request> runs = {req};
+  for (const std::string &spec : optRuns) {
+    ref::Request r = req;
+    if (std::string err = readRunSpec(spec, r); !err.empty())
+      return fail(2, "--run '" + spec + "': " + err);
+    if (std::string err = r.validate(); !err.empty())
+      return fail(2, "--run '" + spec + "': invalid request: " + err);
+    if (std::string err = ref::checkHostMemory(r, ref::availableHostBytes()); !err.empty())
+      return fail(3, "--run '" + spec + "': " + err);
+    runs.push_back(std::move(r));
+  }
+  if (!optDump.empty() && runs.size() > 1)
+    return fail(2, "--dump takes one run, not " + std::to_string(runs.size()));
+  bool allPass = true;
+  for (ref::Request &r : runs) {
+    int rc = runOnce(r, *kernel, compileS, *mutation);
+    if (rc != 0 && rc != 1)
+      return rc;
+    allPass &= rc == 0;
+  }
   if (std::string err = stdoutError(); !err.empty())
     return fail(3, err);
-  return pass ? 0 : 1;
+  return allPass ? 0 : 1;
 }

@@ -195,4 +195,58 @@ TEST(CAPI, UnknownKeysAndWrongTypesAreRefused) {
                    "data": "spread", "mask": "none"})", msg), 0) << msg;
 }
 
+// The C interface's CPU execution: compile without lengths, run on buffers
+// the caller owns (the lengths come from them), refuse a bad table by name
+// with 2 and nothing written; and the completed request and its kernel key.
+TEST(CAPI, CpuKernelRunsOnCallerBuffers) {
+  char *diag = nullptr;
+  fmha_cpu_kernel *k = nullptr;
+  const char *req = R"({"num_qo_heads": 2, "num_kv_heads": 1, "head_dim": 16,
+                        "page_size": 4, "mask": "none", "lse": false})";
+  ASSERT_EQ(fmha_cpu_compile(req, "host", &k, &diag), 0) << (diag ? diag : "");
+  EXPECT_NE(std::string(fmha_cpu_kernel_operands(k)).find(R"({"name": "q", "rank": 3})"),
+            std::string::npos);
+  // One sequence: 2 queries over 6 keys in pages 1 and 0 of a pool of 2.
+  // Every code is 0x38 = 1.0 in e4m3fn, descales 1: O = mean of V = 1.0.
+  std::vector<uint8_t> q(2 * 2 * 16, 0x38), kc(2 * 4 * 16, 0x38), vc(2 * 4 * 16, 0x38);
+  std::vector<int32_t> qo = {0, 2}, kvIndptr = {0, 2}, pages = {1, 0}, last = {2};
+  float one = 1.0f;
+  std::vector<float> kd(2, 1.0f), vd(2, 1.0f);
+  std::vector<uint16_t> out(2 * 2 * 16, 0);
+  long long qs[] = {2, 2, 16}, cs[] = {2, 4, 1, 16}, b1[] = {2}, b0[] = {1}, one1[] = {1},
+            ds[] = {2, 1}, os[] = {2, 2, 16};
+  std::vector<fmha_buffer> bufs = {
+      {"q", q.data(), 3, qs, nullptr},           {"k_cache", kc.data(), 4, cs, nullptr},
+      {"v_cache", vc.data(), 4, cs, nullptr},    {"qo_indptr", qo.data(), 1, b1, nullptr},
+      {"kv_indptr", kvIndptr.data(), 1, b1, nullptr},
+      {"kv_page_indices", pages.data(), 1, b1, nullptr},
+      {"kv_last_page_len", last.data(), 1, b0, nullptr},
+      {"q_descale", &one, 1, one1, nullptr},    {"k_descale", kd.data(), 2, ds, nullptr},
+      {"v_descale", vd.data(), 2, ds, nullptr}, {"out", out.data(), 3, os, nullptr}};
+  ASSERT_EQ(fmha_cpu_run(k, bufs.data(), bufs.size(), &diag), 0) << (diag ? diag : "");
+  for (uint16_t o : out)
+    EXPECT_EQ(o, 0x3f80); // bf16 1.0
+  pages[1] = 2;
+  std::fill(out.begin(), out.end(), 0);
+  EXPECT_EQ(fmha_cpu_run(k, bufs.data(), bufs.size(), &diag), 2);
+  ASSERT_NE(diag, nullptr);
+  EXPECT_NE(std::string(diag).find("invalid page table: kv_page_indices[1] = 2"),
+            std::string::npos) << diag;
+  fmha_free(diag);
+  for (uint16_t o : out)
+    EXPECT_EQ(o, 0);
+  fmha_cpu_kernel_free(k);
+
+  char *done = nullptr;
+  ASSERT_EQ(fmha_request_complete(req, &done, &diag), 0);
+  std::string text = done;
+  fmha_free(done);
+  EXPECT_NE(text.find(R"("kernel_key":"H=2/1 D=16/16 P=4 csr NHD kv_blockscale)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find(R"("sm_scale":0.25)"), std::string::npos) << text;
+  EXPECT_EQ(fmha_request_complete(R"({"page_size": 0})", &done, &diag), 2);
+  ASSERT_NE(diag, nullptr);
+  fmha_free(diag);
+}
+
 } // namespace

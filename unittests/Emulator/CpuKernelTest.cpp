@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using mlir::fmha::CpuKernel;
 using mlir::fmha::CpuKernelOptions;
 namespace ref = fmha::ref;
@@ -94,6 +96,95 @@ TEST(CpuKernel, BadRequestsAreErrorsWithTheToolsExitCode) {
   EXPECT_FALSE(CpuKernel::compile(smallRequest("sm_90"), opt, err, code));
   EXPECT_EQ(code, 2);
   EXPECT_NE(err.find("FNUZ"), std::string::npos) << err;
+}
+
+// A kernel depends on the request's kernel key only: compiled once, it runs
+// other lengths, seeds and data (each checked against both references), and
+// refuses inputs of another key.
+TEST(CpuKernel, OneCompileServesAnyLengths) {
+  std::string err;
+  int code = -1;
+  ref::Request req = smallRequest("host");
+  auto k = CpuKernel::compile(req, {}, err, code);
+  ASSERT_TRUE(k) << err;
+  for (auto [qo, kv] : {std::pair<std::vector<int64_t>, std::vector<int64_t>>{{64}, {64}},
+                        {{1, 9, 33}, {300, 0, 20}}}) {
+    ref::Request r = req;
+    r.qo_lens = qo;
+    r.kv_lens = kv;
+    r.seed = 5;
+    ASSERT_EQ(r.kernelKey(), req.kernelKey());
+    ref::Inputs in = ref::makeInputs(r);
+    std::vector<uint8_t> out;
+    std::vector<float> lse;
+    ASSERT_TRUE(mlir::succeeded(k->run(in, in.kv_descale, out, lse, err))) << err;
+    ref::CompareResult vo =
+        ref::compareWithOracle(in, out.data(), lse.data(), ref::runOracle(in));
+    ref::CompareResult ve = ref::compareWithEmulation(
+        in, out.data(), lse.data(), ref::runEmulation(in, k->emulation()));
+    EXPECT_TRUE(vo.pass) << vo.summary();
+    EXPECT_TRUE(ve.pass) << ve.summary();
+  }
+  ref::Request other = req;
+  other.page_size = 32;
+  ref::Inputs in = ref::makeInputs(other);
+  std::vector<uint8_t> out;
+  std::vector<float> lse;
+  EXPECT_TRUE(mlir::failed(k->run(in, in.kv_descale, out, lse, err)));
+  EXPECT_NE(err.find("is not the kernel's"), std::string::npos) << err;
+}
+
+// Caller-owned buffers are checked before anything runs: names, shapes,
+// density, the page table (SPEC section 7) and the query runs.
+TEST(CpuKernel, BuffersBreakingARuleAreRefused) {
+  std::string err;
+  int code = -1;
+  ref::Request req = smallRequest("host");
+  auto k = CpuKernel::compile(req, {}, err, code);
+  ASSERT_TRUE(k) << err;
+  ref::Inputs in = ref::makeInputs(req);
+  int64_t t = req.totalQ(), n = in.nPages();
+  std::vector<uint16_t> out(t * 4 * 64);
+  std::vector<float> lse(t * 4);
+  std::vector<int32_t> pages = in.table.kv_page_indices, qo = in.qo_indptr;
+  auto views = [&] {
+    return std::vector<mlir::fmha::BufferView>{
+        {"q", in.q.data(), {t, 4, 64}, {}},
+        {"k_cache", in.k_cache.data(), {n, 16, 2, 64}, {}},
+        {"v_cache", in.v_cache.data(), {n, 16, 2, 64}, {}},
+        {"qo_indptr", qo.data(), {3}, {}},
+        {"kv_indptr", in.table.kv_indptr.data(), {3}, {}},
+        {"kv_page_indices", pages.data(), {(int64_t)pages.size()}, {}},
+        {"kv_last_page_len", in.table.kv_last_page_len.data(), {2}, {}},
+        {"q_descale", &in.q_descale, {1}, {}},
+        {"k_descale", in.kv_descale.data(), {n, 2}, {4, 2}},
+        {"v_descale", in.kv_descale.data() + 1, {n, 2}, {4, 2}},
+        {"out", out.data(), {t, 4, 64}, {}},
+        {"lse", lse.data(), {t, 4}, {}}};
+  };
+  auto refused = [&](std::vector<mlir::fmha::BufferView> v, const std::string &want) {
+    std::fill(out.begin(), out.end(), 0);
+    std::string e;
+    EXPECT_TRUE(mlir::failed(k->runOnBuffers(v, e)));
+    EXPECT_NE(e.find(want), std::string::npos) << e;
+    EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint16_t x) { return x == 0; }));
+  };
+  std::vector<mlir::fmha::BufferView> v = views();
+  ASSERT_TRUE(mlir::succeeded(k->runOnBuffers(v, err))) << err;
+  v = views();
+  v.pop_back();
+  refused(v, "missing buffer 'lse'");
+  v = views();
+  v[1].sizes = {n, 8, 2, 64};
+  refused(v, "'k_cache' must have shape");
+  v = views();
+  v[0].strides = {4 * 64, 1, 4};
+  refused(v, "'q' must be dense row-major");
+  pages[0] = static_cast<int32_t>(n);
+  refused(views(), "invalid page table: kv_page_indices[0]");
+  pages = in.table.kv_page_indices;
+  qo[2] = static_cast<int32_t>(t + 1);
+  refused(views(), "is past q's");
 }
 
 } // namespace

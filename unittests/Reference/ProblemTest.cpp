@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 using namespace fmha::ref;
 
@@ -78,6 +79,44 @@ TEST(Problem, MaskRanges) {
   EXPECT_EQ(hi, 9);
   Mask::none().visibleRange(0, 1, 0, lo, hi);
   EXPECT_GT(lo, hi);
+}
+
+// The kernel key: the static part only. Lengths, pool size, seed and data
+// do not change it; every field a kernel is compiled from does.
+TEST(Problem, KernelKey) {
+  Request a;
+  a.qo_lens = {100};
+  a.kv_lens = {1500};
+  Request b = a;
+  b.qo_lens = {1, 2, 3};
+  b.kv_lens = {9, 99, 999};
+  b.n_pages = 4000;
+  b.seed = 7;
+  b.data = DataMode::Spread;
+  EXPECT_EQ(a.kernelKey(), b.kernelKey());
+  // The default sm_scale is 1/sqrt(D): stating it gives the same kernel.
+  b.sm_scale = 1.0 / std::sqrt(128.0);
+  EXPECT_EQ(a.kernelKey(), b.kernelKey());
+  EXPECT_EQ(a.kernelKey(),
+            "H=32/8 D=128/128 P=1024 csr NHD kv_blockscale q=f8E4M3FN kv=f8E4M3FN "
+            "out=bf16 mask=causal sm_scale=0.088388347648318433 lse=1");
+  for (auto change : std::vector<std::function<void(Request &)>>{
+           [](Request &r) { r.page_size = 16; },
+           [](Request &r) { r.num_kv_heads = 4; },
+           [](Request &r) { r.head_dim_v = 64; },
+           [](Request &r) { r.table = TableForm::Block; },
+           [](Request &r) { r.layout = KVLayout::HND; },
+           [](Request &r) { r.quant = QuantMode::PerTensor; },
+           [](Request &r) { r.kv_dtype = DType::F8E5M2; },
+           [](Request &r) { r.out_dtype = DType::F16; },
+           [](Request &r) { r.mask = Mask::window(24, 4); },
+           [](Request &r) { r.sm_scale = 0.3; },
+           [](Request &r) { r.soft_cap = 30; },
+           [](Request &r) { r.return_lse = false; }}) {
+    Request c = a;
+    change(c);
+    EXPECT_NE(c.kernelKey(), a.kernelKey()) << c.kernelKey();
+  }
 }
 
 TEST(Problem, FlopCount) {

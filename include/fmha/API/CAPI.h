@@ -8,7 +8,8 @@
 |*    "page_table": "csr", "kv_layout": "nhd", "quant": "kv_blockscale",    *|
 |*    "mask": "causal", "q_dtype": "f8E4M3FN", "kv_dtype": "f8E4M3FN",      *|
 |*    "out_dtype": "bf16", "lse": true}                                     *|
-|* Fields left out take the C++ Request's defaults; lengths are required;  *|
+|* Fields left out take the C++ Request's defaults; fmha_compile needs the *|
+|* lengths, fmha_request_complete and fmha_cpu_compile do not.          *|
 |* an unknown key, a value of the wrong type or nesting past 64 levels is  *|
 |* refused (return 2).                                                     *|
 |*                                                                          *|
@@ -41,6 +42,52 @@ const char *fmha_kernel_binary(const fmha_kernel *kernel, size_t *size);
 const char *fmha_kernel_manifest(const fmha_kernel *kernel);
 void fmha_kernel_free(fmha_kernel *kernel);
 void fmha_free(char *text);
+
+/** `request_json` completed, in *completed (free with fmha_free), as JSON:
+ *  {"kernel_key": "...", "request": {...}}. "request" has every field of the
+ *  manifest's "request" (docs/ABI.md) with the defaults resolved; the kernel
+ *  key is its static part (Request::kernelKey: heads, dims, page size,
+ *  table, layout, quant, dtypes, mask, sm_scale, soft cap, lse; not the
+ *  lengths, seed or data): requests with the same key share one kernel.
+ *  Lengths may be left out here. Returns 0, or 2 with *diagnostic. */
+int fmha_request_complete(const char *request_json, char **completed,
+                          char **diagnostic);
+
+/* --- CPU execution ---------------------------------------------------- */
+
+typedef struct fmha_cpu_kernel fmha_cpu_kernel;
+
+/** Compiles `request_json` (lengths may be left out: a kernel serves any)
+ *  to run on this CPU: `target` host (the tiled form lowered for the CPU)
+ *  or a chip, gfx942 | gfx950 | sm_90 | sm_90a (that chip's lane-level
+ *  kernel, run lane by lane by the lane emulator). Returns 0, 2 or 3 as
+ *  fmha_compile does. */
+int fmha_cpu_compile(const char *request_json, const char *target,
+                     fmha_cpu_kernel **out, char **diagnostic);
+
+/** The kernel's operands in argument order, as JSON:
+ *  [{"name": "q", "rank": 3}, ...]. */
+const char *fmha_cpu_kernel_operands(const fmha_cpu_kernel *kernel);
+
+/** One caller-owned buffer: the operand it binds, its first element, its
+ *  rank, sizes and strides in elements (strides null: dense row-major; only
+ *  the kv_blockscale descales take other strides). */
+typedef struct fmha_buffer {
+  const char *name;
+  void *data;
+  int rank;
+  const long long *sizes;
+  const long long *strides;
+} fmha_buffer;
+
+/** Runs the kernel on `count` buffers, one per operand; the lengths come
+ *  from them (qo_indptr, the page table, k_cache's pages), and out and lse
+ *  are written. Returns 0; 2 when a buffer, the page table or the lengths
+ *  break a rule (the message names it; nothing was run); 3 when the run
+ *  failed (a lane emulator error). */
+int fmha_cpu_run(fmha_cpu_kernel *kernel, const fmha_buffer *buffers,
+                 size_t count, char **diagnostic);
+void fmha_cpu_kernel_free(fmha_cpu_kernel *kernel);
 
 #ifdef __cplusplus
 }

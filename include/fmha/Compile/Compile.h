@@ -56,6 +56,10 @@ struct CompileResult {
 /// The chip's default fp8 type family: gfx942 computes with FNUZ e4m3.
 bool chipUsesFnuz(StringRef chip);
 
+/// The request as the manifest states it (docs/ABI.md, "request"): a JSON
+/// object with every field, the defaults resolved (head_dim_v, sm_scale).
+std::string requestJson(const ref::Request &r);
+
 /// On failure, `*badInput` (when given) says whether the request or options
 /// were at fault (invalid, or not supported for the chip) rather than a later
 /// stage (code generation, linking).

@@ -22,6 +22,7 @@
 #include "fmha/Reference/Problem.h"
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <memory>
 #include <string>
@@ -39,6 +40,17 @@ struct CpuKernelOptions {
   int64_t blockM = 0, blockN = 0, shift = -1;
 };
 
+/// One caller-owned buffer bound to a request operand (requestOperands'
+/// names: "q", "k_cache", ..., "out", "lse"): its first element, its sizes
+/// and its strides in elements (empty: dense row-major). Only the kv
+/// descales of kv_blockscale take other strides; everything else must be
+/// dense.
+struct BufferView {
+  std::string name;
+  const void *data = nullptr;
+  std::vector<int64_t> sizes, strides;
+};
+
 class CpuKernel {
 public:
   ~CpuKernel();
@@ -49,7 +61,8 @@ public:
                                             const CpuKernelOptions &opt,
                                             std::string &error, int &code);
 
-  /// Runs on `in` (generated for the same request), with `kernelDescales` as
+  /// Runs on `in` (generated for a request with the same kernelKey(), any
+  /// lengths), with `kernelDescales` as
   /// the kv descale buffer (in.kv_descale's layout: in.k_descale,
   /// in.v_descale). `out` and `lse` are sized, poisoned, then written. On a
   /// lane emulator error (divergent lanes, a missed barrier, an out-of-bounds
@@ -58,6 +71,21 @@ public:
                     const std::vector<float> &kernelDescales,
                     std::vector<uint8_t> &out, std::vector<float> &lse,
                     std::string &error);
+
+  /// Runs on caller-owned buffers, one per operand of the kernel's request.
+  /// The kernel depends only on the request's kernelKey(); the lengths come
+  /// from the buffers, as on a GPU: batch and query runs from qo_indptr, the
+  /// pool size from k_cache, the sequences from the page table. Before
+  /// anything runs, every buffer is checked against the request (names,
+  /// ranks, sizes, density) and the table and indptr against SPEC section 7
+  /// (the run-time checker: no page id outside the pool, no query run past
+  /// q's rows), and the lengths so found against Request::validate; the
+  /// first broken rule fails the call with its message in `error` and no
+  /// buffer touched. `out` and `lse` are written where the lengths say.
+  LogicalResult runOnBuffers(ArrayRef<BufferView> buffers, std::string &error);
+  /// The request the kernel was compiled for (its lengths are the ones it
+  /// was compiled with; any others with the same kernelKey() run too).
+  const ::fmha::ref::Request &request() const;
 
   /// What the emulating reference needs to round as this kernel does: the
   /// config's tile sizes, P type and shift, and the kernel's V-descale route.

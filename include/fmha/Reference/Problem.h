@@ -148,6 +148,15 @@ struct Request {
   /// csr NHD kv_blockscale q=f8E4M3FN kv=f8E4M3FN out=bf16 mask=causal ...";
   /// " data=spread" before the seed only for spread data.
   std::string str() const;
+  /// The static part of the request, what a compiled kernel depends on: heads,
+  /// head dims, page size, table form, layout, quant mode, element types,
+  /// mask, sm_scale (resolved, exact), soft cap and lse. The lengths, the pool
+  /// size (n_pages), the seed and the data mode are not in it: the kernels
+  /// read them from their buffers at run time (the grid from qo_indptr), so
+  /// one compiled kernel serves every request with the same key. One line,
+  /// e.g. "H=32/8 D=128/128 P=1024 csr NHD kv_blockscale q=f8E4M3FN
+  /// kv=f8E4M3FN out=bf16 mask=causal sm_scale=0.088388347648318433 lse=1".
+  std::string kernelKey() const;
 };
 
 /// Visible (query, key) pairs of one query head, summed over sequences.

@@ -1,0 +1,187 @@
+"""What every launcher shares: reading a tensor (torch or numpy) as a
+buffer, and checking a set of them against a kernel's request before
+anything is launched (docs/ABI.md, section 4, the operands).
+
+A buffer is described by its address (storage offset included), shape,
+strides in elements, element size, dtype name and device ("cpu" or "cuda";
+torch on ROCm calls its devices "cuda" too). torch tensors and numpy arrays
+are read directly; any other object with torch's tensor methods (data_ptr,
+shape, stride, element_size, device, dtype) works too.
+"""
+import collections
+import re
+
+# ptr: the first element's address; offset: the storage offset in elements
+# (ptr - offset * itemsize is where the storage starts).
+Buffer = collections.namedtuple("Buffer", "ptr shape strides itemsize dtype device offset")
+
+# Element types of the request, with the torch and numpy dtypes that hold
+# them (numpy has no fp8 or bf16: their raw codes as uint8 / uint16).
+_HOLDERS = {
+    "f8E4M3FN": ({"float8_e4m3fn"}, {"uint8"}),
+    "f8E4M3FNUZ": ({"float8_e4m3fnuz"}, {"uint8"}),
+    "f8E5M2": ({"float8_e5m2"}, {"uint8"}),
+    "f8E5M2FNUZ": ({"float8_e5m2fnuz"}, {"uint8"}),
+    "bf16": ({"bfloat16"}, {"uint16"}),
+    "f16": ({"float16"}, {"float16"}),
+    "f32": ({"float32"}, {"float32"}),
+    "i32": ({"int32"}, {"int32"}),
+}
+
+# torch dtype name -> the request's element type (for the interfaces that
+# take tensors and build the request from them).
+TORCH_DTYPES = {"float8_e4m3fn": "f8E4M3FN", "float8_e4m3fnuz": "f8E4M3FNUZ",
+                "float8_e5m2": "f8E5M2", "float8_e5m2fnuz": "f8E5M2FNUZ",
+                "bfloat16": "bf16", "float16": "f16", "float32": "f32"}
+
+INDEX_OPERANDS = ("qo_indptr", "kv_indptr", "kv_page_indices", "kv_last_page_len",
+                  "block_table", "kv_seqlen")
+
+
+def describe(name, x):
+    """The Buffer of a torch tensor, a numpy array or a tensor-like object."""
+    if hasattr(x, "data_ptr") and hasattr(x, "element_size"):
+        offset = int(x.storage_offset()) if hasattr(x, "storage_offset") else 0
+        return Buffer(int(x.data_ptr()), tuple(int(s) for s in x.shape),
+                      tuple(int(s) for s in x.stride()), int(x.element_size()),
+                      str(x.dtype).replace("torch.", ""), x.device.type, offset)
+    if hasattr(x, "__array_interface__") and hasattr(x, "ctypes"):
+        strides = []
+        for s in x.strides:
+            if s % x.itemsize:
+                raise ValueError(f"{name}: a stride of {s} bytes is not a whole "
+                                 f"number of {x.itemsize}-byte elements")
+            strides.append(s // x.itemsize)
+        return Buffer(int(x.ctypes.data), tuple(x.shape), tuple(strides),
+                      int(x.itemsize), x.dtype.name, "cpu", 0)
+    raise TypeError(f"{name}: {type(x).__name__} is neither a torch tensor nor a "
+                    "numpy array")
+
+
+def is_dense(shape, strides):
+    want = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1 and stride != want:
+            return False
+        want *= size
+    return True
+
+
+def _dtype_of(request, name):
+    if name in INDEX_OPERANDS:
+        return "i32"
+    if name == "q":
+        return request["q_dtype"]
+    if name in ("k_cache", "v_cache"):
+        return request["kv_dtype"]
+    if name == "out":
+        return request["out_dtype"]
+    return "f32"  # descales, lse
+
+
+def check(request, operands, tensors, device):
+    """Buffers of `tensors` (operand name -> tensor) for the kernel whose
+    request (a manifest's "request", or the dict the kernel was compiled
+    from, with its defaults) is `request` and whose operands, in order, are
+    `operands`; each on `device`, of the operand's element type, of the
+    shape the request gives it, and dense except the kv_blockscale descales.
+    Raises ValueError (TypeError for an object that is not a tensor) naming
+    the operand and the rule."""
+    missing = [n for n in operands if n not in tensors]
+    if missing:
+        raise ValueError(f"missing tensors: {', '.join(missing)}")
+    bufs = {n: describe(n, tensors[n]) for n in operands}
+    for n, b in bufs.items():
+        if b.device != device:
+            raise ValueError(f"{n}: on {b.device}, the kernel runs on {device}")
+        want = _dtype_of(request, n)
+        torch_names, numpy_names = _HOLDERS[want]
+        if b.dtype not in torch_names | numpy_names:
+            raise ValueError(f"{n}: dtype {b.dtype}, the kernel's {want} needs "
+                             f"{' or '.join(sorted(torch_names | numpy_names))}")
+        strided = n in ("k_descale", "v_descale") and request["quant"] == "kv_blockscale"
+        if not strided and not is_dense(b.shape, b.strides):
+            raise ValueError(f"{n}: must be dense row-major (shape {list(b.shape)}, "
+                             f"strides {list(b.strides)})")
+    hq, hkv = request["num_qo_heads"], request["num_kv_heads"]
+    d = request["head_dim"]
+    dv = request.get("head_dim_v") or d
+    p = request["page_size"]
+    t = bufs["q"].shape[0] if bufs["q"].shape else 0
+    n = bufs["k_cache"].shape[0] if bufs["k_cache"].shape else 0
+    batch = bufs["qo_indptr"].shape[0] - 1 if bufs["qo_indptr"].shape else -1
+    nhd = request.get("kv_layout", "nhd") == "nhd"
+
+    def cache(dim):
+        return (n, p, hkv, dim) if nhd else (n, hkv, p, dim)
+    want = {"q": (t, hq, d), "k_cache": cache(d), "v_cache": cache(dv),
+            "out": (t, hq, dv), "lse": (t, hq), "q_descale": (1,),
+            "kv_indptr": (batch + 1,), "kv_last_page_len": (batch,),
+            "kv_seqlen": (batch,)}
+    if "block_table" in bufs and len(bufs["block_table"].shape) == 2:
+        want["block_table"] = (batch, bufs["block_table"].shape[1])
+    for name in ("k_descale", "v_descale"):
+        want[name] = (n, hkv) if request["quant"] == "kv_blockscale" else (1,)
+    if "kv_page_indices" in bufs and len(bufs["kv_page_indices"].shape) != 1:
+        raise ValueError("kv_page_indices: must have rank 1")
+    for name, shape in want.items():
+        if name in bufs and bufs[name].shape != shape:
+            raise ValueError(f"{name}: shape {list(bufs[name].shape)}, the kernel's "
+                             f"request needs {list(shape)}")
+    if batch < 0:
+        raise ValueError("qo_indptr: needs batch + 1 entries")
+    return bufs
+
+
+_ARG = re.compile(r"^(?P<op>[a-z_]+?)(?:_(?P<part>dim|stride)(?P<n>\d+)|_(?P<off>offset))?$")
+
+
+def operand_parts(manifest):
+    """(operand, part, index, entry) of every kernel argument of a manifest,
+    in ABI order; part is pointer, dim, stride or offset."""
+    out = []
+    for a in manifest["args"]:
+        m = _ARG.match(a["name"])
+        if not m:
+            raise ValueError(f"manifest argument {a['name']!r} is not NAME[_dimN|_strideN|_offset]")
+        part = "pointer" if not (m.group("part") or m.group("off")) else (
+            m.group("part") or "offset")
+        out.append((m.group("op"), part, int(m.group("n") or 0), a))
+    return out
+
+
+def argument_values(parts, bufs):
+    """The value of every argument, sizes and strides in elements. An operand
+    with a NAME_offset argument gets its storage's start and its storage
+    offset (as fmha-hip-run passes the descale views of one allocation);
+    any other gets its first element's address."""
+    with_offset = {op for op, part, _, _ in parts if part == "offset"}
+    values = []
+    for op, part, n, _ in parts:
+        b = bufs[op]
+        if part == "pointer":
+            base = b.ptr - b.offset * b.itemsize if op in with_offset else b.ptr
+            values.append(("pointer", base))
+        elif part == "dim":
+            values.append(("i64", b.shape[n]))
+        elif part == "stride":
+            values.append(("i64", b.strides[n]))
+        else:
+            values.append(("i64", b.offset))
+    return values
+
+
+def grid(manifest, qo_lens=None, max_qo_len=None, batch=None):
+    """The manifest's grid: ceil(max qo_len / block_m) x num_qo_heads x
+    batch (docs/ABI.md), from the query lengths or from their maximum and
+    the batch (no device-to-host read of qo_indptr)."""
+    if "config" in manifest:
+        block_m = manifest["config"]["block_m"]
+    else:  # manifests before the config was written: the grid's formula
+        block_m = int(re.match(r"ceil\(max_qo_len / (\d+)\)", manifest["grid"]["x"]).group(1))
+    if qo_lens is not None:
+        max_qo_len = max(qo_lens) if len(qo_lens) else 0
+        batch = len(qo_lens)
+    if max_qo_len is None or batch is None:
+        raise ValueError("the grid needs qo_lens, or max_qo_len and batch")
+    return (-(-int(max_qo_len) // block_m), manifest["request"]["num_qo_heads"], int(batch))
