@@ -38,13 +38,19 @@ INDEX_OPERANDS = ("qo_indptr", "kv_indptr", "kv_page_indices", "kv_last_page_len
                   "block_table", "kv_seqlen")
 
 
+_TORCH_DTYPE_NAMES = {}
+
+
 def describe(name, x):
     """The Buffer of a torch tensor, a numpy array or a tensor-like object."""
-    if hasattr(x, "data_ptr") and hasattr(x, "element_size"):
-        offset = int(x.storage_offset()) if hasattr(x, "storage_offset") else 0
-        return Buffer(int(x.data_ptr()), tuple(int(s) for s in x.shape),
-                      tuple(int(s) for s in x.stride()), int(x.element_size()),
-                      str(x.dtype).replace("torch.", ""), x.device.type, offset)
+    if hasattr(x, "data_ptr"):
+        dt = x.dtype
+        dname = _TORCH_DTYPE_NAMES.get(dt)
+        if dname is None:
+            dname = _TORCH_DTYPE_NAMES[dt] = str(dt).replace("torch.", "")
+        offset = x.storage_offset() if hasattr(x, "storage_offset") else 0
+        return Buffer(x.data_ptr(), tuple(x.shape), tuple(x.stride()), x.element_size(),
+                      dname, x.device.type, offset)
     if hasattr(x, "__array_interface__") and hasattr(x, "ctypes"):
         strides = []
         for s in x.strides:
@@ -56,6 +62,16 @@ def describe(name, x):
                       int(x.itemsize), x.dtype.name, "cpu", 0)
     raise TypeError(f"{name}: {type(x).__name__} is neither a torch tensor nor a "
                     "numpy array")
+
+
+def describe_all(operands, tensors, known=None):
+    """Buffers of the operands' tensors (`known`: Buffers already read, by
+    operand name). Raises ValueError naming the missing ones."""
+    missing = [n for n in operands if n not in tensors]
+    if missing:
+        raise ValueError(f"missing tensors: {', '.join(missing)}")
+    known = known or {}
+    return {n: known.get(n) or describe(n, tensors[n]) for n in operands}
 
 
 def is_dense(shape, strides):
@@ -87,10 +103,19 @@ def check(request, operands, tensors, device):
     shape the request gives it, and dense except the kv_blockscale descales.
     Raises ValueError (TypeError for an object that is not a tensor) naming
     the operand and the rule."""
-    missing = [n for n in operands if n not in tensors]
-    if missing:
-        raise ValueError(f"missing tensors: {', '.join(missing)}")
-    bufs = {n: describe(n, tensors[n]) for n in operands}
+    bufs = describe_all(operands, tensors)
+    check_buffers(request, bufs, device)
+    return bufs
+
+
+def signature(bufs):
+    """What check_buffers reads of the buffers (no addresses): a launcher
+    that checked one signature need not check it again."""
+    return tuple((n, b.shape, b.strides, b.dtype, b.device) for n, b in bufs.items())
+
+
+def check_buffers(request, bufs, device):
+    """check()'s rules on buffers already read (describe_all)."""
     for n, b in bufs.items():
         if b.device != device:
             raise ValueError(f"{n}: on {b.device}, the kernel runs on {device}")
@@ -130,7 +155,6 @@ def check(request, operands, tensors, device):
                              f"request needs {list(shape)}")
     if batch < 0:
         raise ValueError("qo_indptr: needs batch + 1 entries")
-    return bufs
 
 
 _ARG = re.compile(r"^(?P<op>[a-z_]+?)(?:_(?P<part>dim|stride)(?P<n>\d+)|_(?P<off>offset))?$")

@@ -5,7 +5,7 @@ H100 / H200 through the CUDA driver (chip sm_90a), an AMD MI300 / MI355
 (gfx942 / gfx950, torch on ROCm) through HIP. A kernel is compiled (or
 taken from `prebuilt`) once per kernel key and chip, and loaded once.
 """
-from . import KernelCache, UnsupportedRequest, _abi, static_key
+from . import _STATIC, KernelCache, UnsupportedRequest, _abi, static_key
 
 _CACHE = KernelCache()
 _LAUNCHERS = {}
@@ -26,26 +26,48 @@ def device_chip(tensor):
                              "(H100, H200)")
 
 
-def launch(request, tensors, max_qo_len, chip=None, prebuilt=None, cpu_target="host"):
-    """Runs `request`'s kernel on `tensors` (operand name -> tensor); the grid
-    from `max_qo_len` and qo_indptr's size, so nothing is read back from the
-    device (the launch can be captured in a CUDA graph)."""
-    where = _abi.describe("q", tensors["q"]).device
-    if where == "cpu":
+def launch(request, tensors, max_qo_len, chip=None, prebuilt=None, cpu_target="host",
+           bufs=None):
+    """Runs `request`'s kernel on `tensors` (operand name -> tensor; `bufs`:
+    Buffers already read, by operand name); the grid from `max_qo_len` and
+    qo_indptr's size, so nothing is read back from the device (the launch
+    can be captured in a CUDA graph). The first kernel found for a key and
+    chip (in `prebuilt`, else compiled) serves every later call."""
+    bufs = dict(bufs or {})
+    if "q" not in bufs:
+        bufs["q"] = _abi.describe("q", tensors["q"])
+    if bufs["q"].device == "cpu":
         from . import cpu
-        cpu.compile(request, cpu_target)(tensors)
+        cpu.compile(request, cpu_target)(tensors, bufs)
         return None
     chip = chip or device_chip(tensors["q"])
-    key = static_key(request, chip)
-    launcher = _LAUNCHERS.get(key)
+    # A complete request (every static field) is looked up without a string
+    # key; any other goes through static_key.
+    fields = tuple(request.get(k) for k in _STATIC)
+    fast = (fields, chip) if None not in fields else None
+    launcher = _LAUNCHERS.get(fast) if fast else None
     if launcher is None:
-        kernel = (prebuilt or {}).get(key) or _CACHE.get(request, chip)
-        if chip.startswith("gfx"):
-            from . import hip
-            launcher = hip.Launcher(kernel)
-        else:
-            from . import cuda
-            launcher = cuda.Launcher(kernel)
-        _LAUNCHERS[key] = launcher
-    launcher(tensors, max_qo_len=max_qo_len)
+        key = static_key(request, chip)
+        launcher = _LAUNCHERS.get(key)
+        if launcher is None:
+            launcher = _LAUNCHERS[key] = _load(request, chip, key, prebuilt)
+        if fast:
+            _LAUNCHERS[fast] = launcher
+    launcher(tensors, max_qo_len=max_qo_len, bufs=bufs)
     return launcher
+
+
+def _load(request, chip, key, prebuilt):
+    kernel = (prebuilt or {}).get(key)
+    if kernel is None:
+        try:
+            kernel = _CACHE.get(request, chip)
+        except OSError as e:
+            # Ahead of time only (no compiler here): not a kernel we have.
+            raise UnsupportedRequest(f"no prebuilt kernel for this request on {chip}, "
+                                     f"and no compiler to build one ({e})") from None
+    if chip.startswith("gfx"):
+        from . import hip
+        return hip.Launcher(kernel)
+    from . import cuda
+    return cuda.Launcher(kernel)

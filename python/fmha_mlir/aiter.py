@@ -40,8 +40,8 @@ _TORCH_NAME = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 _NUMPY_NAME = {"bf16": "uint16", "f16": "float16", "f32": "float32"}
 
 
-def _elem(name, x, given):
-    b = _abi.describe(name, x)
+def _elem(name, b, given):
+    """The request's element type of a buffer (`given` overrides)."""
     if given:
         return given
     if b.dtype in _abi.TORCH_DTYPES:
@@ -117,8 +117,8 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
     page_size, hkv = (kb.shape[1], kb.shape[2]) if kv_layout == "nhd" else (kb.shape[2], kb.shape[1])
     total_q, hq, d = qb.shape
     dv = vb.shape[3]
-    qt, kvt = _elem("q", q, q_dtype), _elem("k", k, kv_dtype)
-    if _elem("v", v, kv_dtype) != kvt:
+    qt, kvt = _elem("q", qb, q_dtype), _elem("k", kb, kv_dtype)
+    if _elem("v", vb, kv_dtype) != kvt:
         raise ValueError("k and v must have the same dtype")
     fp8 = kvt.startswith("f8")
     if not fp8:
@@ -128,10 +128,9 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
     elif k_descale is None or v_descale is None:
         raise ValueError("an fp8 cache needs k_descale and v_descale")
     else:
-        kd = _abi.describe("k_descale", k_descale)
-        quant = "kv_blockscale" if len(kd.shape) == 2 else "per_tensor"
+        quant = "kv_blockscale" if len(k_descale.shape) == 2 else "per_tensor"
     if out is not None:
-        ot = _elem("out", out, out_dtype)
+        ot = _elem("out", _abi.describe("out", out), out_dtype)
     else:
         ot = out_dtype or ("bf16" if qt.startswith("f8") else qt)
     if window_size is None or tuple(window_size) == (-1, -1):
@@ -149,7 +148,7 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
             if page_size != 1:
                 raise ValueError("kv_last_page_lens is needed for pages of more than one token")
             kv_last_page_lens = _ones_int(kv_indptr)
-    batch = _abi.describe("cu_seqlens_q", cu_seqlens_q).shape[0] - 1
+    batch = len(cu_seqlens_q) - 1
     # The compile request, complete in complete_request's names (so its key
     # needs no library call): its lengths only give the manifest a grid (one
     # kernel serves any lengths; the launch reads them from the tensors).
@@ -162,11 +161,10 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
     if out is None:
         out = _empty(q, (total_q, hq, dv), ot)
     lse = _empty(q, (total_q, hq), "f32") if return_lse else None
-    ones = _ones(q, 1)
-    tensors = {"q": q, "k_cache": k, "v_cache": v, "qo_indptr": cu_seqlens_q,
-               "q_descale": q_descale if q_descale is not None else ones,
-               "k_descale": k_descale if k_descale is not None else ones,
-               "v_descale": v_descale if v_descale is not None else ones, "out": out}
+    tensors = {"q": q, "k_cache": k, "v_cache": v, "qo_indptr": cu_seqlens_q, "out": out,
+               "q_descale": q_descale if q_descale is not None else _ones(q, 1)}
+    if fp8:
+        tensors.update(k_descale=k_descale, v_descale=v_descale)
     if table == "csr":
         tensors.update(kv_indptr=kv_indptr, kv_page_indices=kv_page_indices,
                        kv_last_page_len=kv_last_page_lens)
@@ -176,7 +174,7 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
         tensors["lse"] = lse
     if batch > 0 and total_q > 0:
         _dispatch.launch(request, tensors, int(max_seqlen_q), chip=chip, prebuilt=prebuilt,
-                         cpu_target=cpu_target)
+                         cpu_target=cpu_target, bufs={"q": qb, "k_cache": kb, "v_cache": vb})
     return (out, _transposed(lse)) if return_lse else out
 
 

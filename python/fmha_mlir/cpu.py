@@ -55,9 +55,11 @@ class Kernel:
             self._lib.fmha_cpu_kernel_free(handle)
             self._handle = None
 
-    def __call__(self, tensors):
-        """Runs on `tensors` (every operand in self.operands, by name)."""
-        bufs = _abi.check(self.request, self.operands, tensors, "cpu")
+    def __call__(self, tensors, bufs=None):
+        """Runs on `tensors` (every operand in self.operands, by name; `bufs`:
+        Buffers already read, by operand name)."""
+        bufs = _abi.describe_all(self.operands, tensors, bufs)
+        _abi.check_buffers(self.request, bufs, "cpu")
         keep = []
         structs = (_Buffer * len(self.operands))()
         for i, name in enumerate(self.operands):
