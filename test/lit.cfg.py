@@ -76,3 +76,9 @@ if os.path.exists(fmha_plugin) and os.path.exists(stock_mlir_opt):
 import shutil
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
+
+# The stand-in HIP runtime built next to fmha-hip-run (tools/fmha-hip-run/mock).
+hip_mock = os.path.join(config.fmha_obj_root, "lib", "libfmha-hip-mock.so")
+if os.path.exists(hip_mock):
+    config.available_features.add("fmha-hip-mock")
+config.substitutions.append(("%fmha_hip_mock", hip_mock))

@@ -20,7 +20,7 @@ echo "h200_aiter.py rc=$?" >> "$OUT/aiter.log"
 for k in speed_p1024 speed_p64; do
   timeout 120 "$runner" "$KDIR/$k.json" --no-check --repeat 30 --json 2>/dev/null | grep -m1 '^{' > "$OUT/cuda-run-$k.json"
 done
-for k in num_p16_causal num_p1024_none; do
+for k in num_p16_causal num_p1024_none rt_window_sm90 rt_window_sm90a; do
   timeout 120 "$runner" "$KDIR/$k.json" --json 2>/dev/null | grep -m1 '^{' > "$OUT/cuda-run-check-$k.json"
 done
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader >> "$OUT/clocks.txt" 2>&1

@@ -62,7 +62,7 @@ def call(t, qo, kv, causal, lse, **kw):
         kv_last_page_lens=t["kv_last_page_lens"], **kw)
 
 
-def reference(t, qo, kv, hq, hkv, d, page, causal):
+def reference(t, qo, kv, hq, hkv, d, page, causal, scale=None):
     outs, lses = [], []
     for b, (sq, sk) in enumerate(zip(qo, kv)):
         q0 = int(t["cu_seqlens_q"][b])
@@ -74,7 +74,7 @@ def reference(t, qo, kv, hq, hkv, d, page, causal):
         v = t["v"][pg, slot].float() * t["v_descale"][pg].unsqueeze(-1)
         k = k.repeat_interleave(hq // hkv, dim=1)
         v = v.repeat_interleave(hq // hkv, dim=1)
-        s = torch.einsum("qhd,khd->hqk", q, k) / math.sqrt(d)
+        s = torch.einsum("qhd,khd->hqk", q, k) * (scale or 1.0 / math.sqrt(d))
         if causal:
             i = torch.arange(sq, device="cuda").unsqueeze(1)
             s = s.masked_fill(keys.unsqueeze(0) > i + sk - sq, float("-inf"))
@@ -133,6 +133,17 @@ def main():
             res["numerics"].append(dict(page=page, causal=causal, max_row_err=float(err.max()),
                                         max_abs=float((out.float() - o_ref).abs().max()),
                                         lse_rel=float(lerr), ok=row_ok))
+    # Layers with their own softmax scale: the same (run-time scalars) kernel.
+    for scale in (0.05, 0.2):
+        t = problem(qo, kv, hq, hkv, d, 64, seed=11)
+        out, lse = call(t, qo, kv, True, True, softmax_scale=scale, prebuilt=prebuilt)
+        torch.cuda.synchronize()
+        o_ref, lse_ref = reference(t, qo, kv, hq, hkv, d, 64, True, scale)
+        err = (out.float() - o_ref).abs().amax(-1)
+        row_ok = bool((err < 0.07 * o_ref.abs().amax(-1).clamp(min=1.0)).all())
+        ok &= row_ok
+        res["numerics"].append(dict(page=64, causal=True, softmax_scale=scale,
+                                    max_row_err=float(err.max()), ok=row_ok))
     # An unsupported request on the GPU raises NotImplementedError (fallback).
     try:
         call(problem(qo, kv, hq, hkv, d, 64), qo, kv, True, False, logits_soft_cap=30.0,

@@ -79,7 +79,7 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r,
       "batch", "qo_lens", "kv_lens", "num_qo_heads", "num_kv_heads",
       "head_dim", "head_dim_v", "page_size", "page_table", "kv_layout",
       "quant", "mask", "q_dtype", "kv_dtype", "out_dtype", "sm_scale",
-      "soft_cap", "lse", "seed", "data"};
+      "soft_cap", "lse", "runtime_scalars", "seed", "data"};
   for (const auto &kv : o)
     if (!llvm::is_contained(kKeys, llvm::StringRef(kv.first)))
       return "unknown key \"" + kv.first.str() + "\"";
@@ -155,12 +155,14 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r,
         return std::string("\"") + key + "\" must be a number";
       *field = *d;
     }
-  if (const llvm::json::Value *v = o.get("lse")) {
-    std::optional<bool> b = v->getAsBoolean();
-    if (!b)
-      return "\"lse\" must be true or false";
-    r.return_lse = *b;
-  }
+  for (auto [key, field] : {std::pair<const char *, bool *>{"lse", &r.return_lse},
+                            {"runtime_scalars", &r.runtime_scalars}})
+    if (const llvm::json::Value *v = o.get(key)) {
+      std::optional<bool> b = v->getAsBoolean();
+      if (!b)
+        return std::string("\"") + key + "\" must be true or false";
+      *field = *b;
+    }
   if (const llvm::json::Value *v = o.get("seed")) {
     std::optional<int64_t> i = v->getAsInteger();
     if (!i || *i < 0)

@@ -36,6 +36,8 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
+#include <cstring>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -366,6 +368,7 @@ LogicalResult CpuKernel::runOnBuffers(ArrayRef<BufferView> buffers,
   if (!expect("q", {t, hq, d}) || !expect("k_cache", cache(d)) ||
       !expect("v_cache", cache(dv)) || !expect("out", {t, hq, dv}) ||
       !expect("lse", {t, hq}) || !expect("q_descale", {1}) ||
+      !expect("runtime_scalars", {3}) ||
       (csr && (!expect("kv_indptr", {b + 1}) || !expect("kv_last_page_len", {b}))) ||
       (!csr && (!expect("block_table", {b, maxPages}) || !expect("kv_seqlen", {b}))))
     return failure();
@@ -421,6 +424,25 @@ LogicalResult CpuKernel::runOnBuffers(ArrayRef<BufferView> buffers,
   // Sequences may share pages (a common prefix), so the lengths can need
   // more pages than the pool holds; the pool's own bounds are the table's.
   req.n_pages = std::max<int64_t>(n, ref::pagesNeeded(req.kv_lens, p));
+  // Run-time scalars: a finite sm_scale > 0 and window bounds >= -1 (the
+  // lengths' rules below then see them as the request's).
+  if (st.runtime_scalars) {
+    const int32_t *rs = static_cast<const int32_t *>(byName.lookup("runtime_scalars")->data);
+    float s;
+    std::memcpy(&s, &rs[0], 4);
+    if (!(s > 0.0f) || !std::isfinite(s)) {
+      error = "runtime_scalars[0] (sm_scale) must be finite and > 0, got " +
+              std::to_string(s);
+      return failure();
+    }
+    req.sm_scale = s;
+    if (req.mask.kind == ref::MaskKind::Window)
+      req.mask = ref::Mask::window(rs[1], rs[2]);
+    else if (rs[1] != -1 || rs[2] != -1) {
+      error = "runtime_scalars[1..2] (window bounds) must be -1, -1 without a window mask";
+      return failure();
+    }
+  }
   if (std::string e = req.validate(); !e.empty()) {
     error = "invalid request: " + e;
     return failure();
@@ -485,6 +507,7 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
   std::vector<int32_t> qoIndptr = in.qo_indptr;
   std::vector<float> descales = kernelDescales;
   float qd = in.q_descale;
+  std::array<int32_t, 3> scalars = req.runtimeScalars();
   std::vector<BufferView> views;
   for (const RequestOperand &a : requestOperands(req)) {
     const std::string &nm = a.name;
@@ -512,6 +535,8 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
       add(pt.kv_seqlen.data(), {b});
     else if (nm == "q_descale")
       add(&qd, {1});
+    else if (nm == "runtime_scalars")
+      add(scalars.data(), {3});
     else if (nm == "k_descale" || nm == "v_descale") {
       const ref::DescaleLayout &l = nm == "k_descale" ? in.k_descale : in.v_descale;
       // kd and vd share one buffer ({kd, vd} per tensor, aiter's

@@ -18,6 +18,7 @@
 #include <initializer_list>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -392,6 +393,8 @@ std::string Request::str() const {
      << " sm_scale=" << smScale();
   if (soft_cap > 0)
     os << " soft_cap=" << soft_cap;
+  if (runtime_scalars)
+    os << " scalars=rt";
   if (data == DataMode::Spread)
     os << " data=spread";
   os << " seed=" << seed;
@@ -405,12 +408,24 @@ std::string Request::kernelKey() const {
      << headDimV() << " P=" << page_size << " " << tableFormName(table) << " "
      << layoutName(layout) << " " << quantModeName(quant)
      << " q=" << dtypeName(q_dtype) << " kv=" << dtypeName(kv_dtype)
-     << " out=" << dtypeName(out_dtype) << " mask=" << mask.str()
-     << " sm_scale=" << smScale();
+     << " out=" << dtypeName(out_dtype) << " mask=";
+  if (runtime_scalars)
+    os << (mask.kind == MaskKind::Window ? "window(rt)" : mask.str()) << " sm_scale=rt";
+  else
+    os << mask.str() << " sm_scale=" << smScale();
   if (soft_cap > 0)
     os << " soft_cap=" << soft_cap;
   os << " lse=" << (return_lse ? 1 : 0);
   return os.str();
+}
+
+std::array<int32_t, 3> Request::runtimeScalars() const {
+  float s = static_cast<float>(smScale());
+  int32_t bits;
+  std::memcpy(&bits, &s, 4);
+  bool w = mask.kind == MaskKind::Window;
+  return {bits, static_cast<int32_t>(w ? mask.left : -1),
+          static_cast<int32_t>(w ? mask.right : -1)};
 }
 
 int64_t visiblePairs(const Request &req) {

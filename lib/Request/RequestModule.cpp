@@ -48,6 +48,8 @@ std::vector<RequestOperand> mlir::fmha::requestOperands(const ref::Request &req)
     int64_t r = req.quant == ref::QuantMode::KVBlockscale ? 2 : 1;
     args.insert(args.end(), {{"q_descale", 1}, {"k_descale", r}, {"v_descale", r}});
   }
+  if (req.runtime_scalars)
+    args.push_back({"runtime_scalars", 1});
   args.push_back({"out", 3});
   if (req.return_lse)
     args.push_back({"lse", 2});
@@ -87,6 +89,8 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
       types.push_back(MemRefType::get({dyn, hq}, f32));
     else if (n == "block_table")
       types.push_back(MemRefType::get({dyn, dyn}, i32));
+    else if (n == "runtime_scalars")
+      types.push_back(MemRefType::get({3}, i32));
     else if (n == "q_descale" || (a.rank == 1 && n.ends_with("descale")))
       types.push_back(MemRefType::get({1}, f32));
     else if (n.ends_with("descale")) // [N_pages, Hkv], strides explicit
@@ -113,12 +117,14 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
   Value kvIndptr = arg(c), kvIndices = arg(c), kvLast = arg(c);
   Value blockTable = arg(!c), kvSeqlen = arg(!c);
   Value qd = arg(qz), kd = arg(qz), vd = arg(qz);
+  Value scalars = arg(req.runtime_scalars);
   Value out = arg(true), lse = arg(req.return_lse);
 
   MaskKind kind = req.mask.kind == ref::MaskKind::Causal   ? MaskKind::Causal
                   : req.mask.kind == ref::MaskKind::Window ? MaskKind::Window
                                                            : MaskKind::None;
-  bool window = kind == MaskKind::Window;
+  // With run-time scalars a window's bounds come from the buffer.
+  bool window = kind == MaskKind::Window && !req.runtime_scalars;
   auto mask = MaskAttr::get(&ctx, kind, window ? req.mask.left : -1,
                             window ? req.mask.right : -1);
   QuantMode quant = req.quant == ref::QuantMode::None        ? QuantMode::None
@@ -126,10 +132,11 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
                                                              : QuantMode::KVBlockScale;
   auto op = BatchPrefillOp::create(
       b, loc, q, k, v, qo, kvIndptr, kvIndices, kvLast, blockTable, kvSeqlen,
-      qd, kd, vd, out, lse, quant, mask,
+      qd, kd, vd, scalars, out, lse, quant, mask,
       c ? PageTableForm::CSR : PageTableForm::BlockTable,
       nhd ? KVLayout::NHD : KVLayout::HND, p,
-      req.sm_scale > 0 ? b.getF32FloatAttr(req.sm_scale) : FloatAttr(),
+      req.sm_scale > 0 && !req.runtime_scalars ? b.getF32FloatAttr(req.sm_scale)
+                                               : FloatAttr(),
       req.soft_cap > 0 ? b.getF32FloatAttr(req.soft_cap) : FloatAttr(),
       ConfigAttr());
   (void)op;

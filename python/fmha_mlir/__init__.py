@@ -189,6 +189,13 @@ def static_key(request, chip, fmt="bin"):
     for k in ("sm_scale", "soft_cap"):
         static[k] = float(static[k])
     static["lse"] = bool(static["lse"])
+    # A kernel that reads sm_scale and the window bounds at run time serves
+    # every value of them.
+    static["runtime_scalars"] = bool(done.get("runtime_scalars", False))
+    if static["runtime_scalars"]:
+        static["sm_scale"] = "rt"
+        if static["mask"].startswith("window"):
+            static["mask"] = "window(rt)"
     return json.dumps([static, chip, fmt], sort_keys=True)
 
 

@@ -35,7 +35,7 @@ TORCH_DTYPES = {"float8_e4m3fn": "f8E4M3FN", "float8_e4m3fnuz": "f8E4M3FNUZ",
                 "bfloat16": "bf16", "float16": "f16", "float32": "f32"}
 
 INDEX_OPERANDS = ("qo_indptr", "kv_indptr", "kv_page_indices", "kv_last_page_len",
-                  "block_table", "kv_seqlen")
+                  "block_table", "kv_seqlen", "runtime_scalars")
 
 
 _TORCH_DTYPE_NAMES = {}
@@ -140,7 +140,7 @@ def check_buffers(request, bufs, device):
     def cache(dim):
         return (n, p, hkv, dim) if nhd else (n, hkv, p, dim)
     want = {"q": (t, hq, d), "k_cache": cache(d), "v_cache": cache(dv),
-            "out": (t, hq, dv), "lse": (t, hq), "q_descale": (1,),
+            "out": (t, hq, dv), "lse": (t, hq), "q_descale": (1,), "runtime_scalars": (3,),
             "kv_indptr": (batch + 1,), "kv_last_page_len": (batch,),
             "kv_seqlen": (batch,)}
     if "block_table" in bufs and len(bufs["block_table"].shape) == 2:

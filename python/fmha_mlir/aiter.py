@@ -24,7 +24,9 @@ CPU torch tensors on this CPU (numpy has no fp8 or bf16: pass their codes as
 uint8 / uint16 with q_dtype / kv_dtype naming them). Nothing is read back from
 the device, so the call can be captured in a CUDA graph (its grid is
 max_seqlen_q's and the batch's: capture with the largest max_seqlen_q the
-graph will see). Returns out, or (out, lse) with return_lse, lse as
+graph will see). By default the kernel reads softmax_scale and the window
+bounds at run time (runtime_scalars=True), so one kernel serves every layer
+of a model with the same shapes. Returns out, or (out, lse) with return_lse, lse as
 flash-attention's varlen functions give it: [Hq, total_q] (a transposed view
 of the kernel's [total_q, Hq]). What the kernels do not do (dropout, ALiBi,
 attention probabilities, and whatever the compiler refuses for the chip)
@@ -32,6 +34,7 @@ raises NotImplementedError (fmha_mlir.UnsupportedRequest) before anything
 runs, so a caller can fall back.
 """
 import math
+import struct
 
 from . import UnsupportedRequest, _abi, _dispatch
 
@@ -86,11 +89,14 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
                            return_attn_probs=False, out=None, q_descale=None, k_descale=None,
                            v_descale=None, kv_last_page_lens=None, block_table=None,
                            seqlen_k=None, *, kv_layout="nhd", q_dtype=None, kv_dtype=None,
-                           out_dtype=None, chip=None, prebuilt=None, cpu_target="host"):
+                           out_dtype=None, runtime_scalars=True, chip=None, prebuilt=None,
+                           cpu_target="host"):
     """aiter's mha_batch_prefill_func on fmha-mlir's kernels (module doc).
     Extra keywords: kv_layout (nhd | hnd), q_dtype / kv_dtype / out_dtype
     (the request's names, e.g. "f8E4M3FNUZ": for numpy inputs, or to
-    override), chip (the GPU's chip is detected), prebuilt (kernels from
+    override), runtime_scalars (default True: the kernel reads softmax_scale
+    and the window bounds at run time, so one kernel serves every layer;
+    False compiles them in), chip (the GPU's chip is detected), prebuilt (kernels from
     fmha_mlir.load_prebuilt), cpu_target (host, or a chip for the lane
     emulator)."""
     del deterministic  # the kernels are deterministic
@@ -157,7 +163,8 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
                "page_size": page_size, "page_table": table, "kv_layout": kv_layout,
                "quant": quant, "mask": mask, "q_dtype": qt, "kv_dtype": kvt,
                "out_dtype": ot, "sm_scale": float(softmax_scale or 1.0 / math.sqrt(d)),
-               "soft_cap": float(logits_soft_cap or 0.0), "lse": bool(return_lse)}
+               "soft_cap": float(logits_soft_cap or 0.0), "lse": bool(return_lse),
+               "runtime_scalars": bool(runtime_scalars)}
     if out is None:
         out = _empty(q, (total_q, hq, dv), ot)
     lse = _empty(q, (total_q, hq), "f32") if return_lse else None
@@ -165,6 +172,8 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
                "q_descale": q_descale if q_descale is not None else _ones(q, 1)}
     if fp8:
         tensors.update(k_descale=k_descale, v_descale=v_descale)
+    if runtime_scalars:
+        tensors["runtime_scalars"] = _scalars(q, request["sm_scale"], mask)
     if table == "csr":
         tensors.update(kv_indptr=kv_indptr, kv_page_indices=kv_page_indices,
                        kv_last_page_len=kv_last_page_lens)
@@ -176,6 +185,31 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
         _dispatch.launch(request, tensors, int(max_seqlen_q), chip=chip, prebuilt=prebuilt,
                          cpu_target=cpu_target, bufs={"q": qb, "k_cache": kb, "v_cache": vb})
     return (out, _transposed(lse)) if return_lse else out
+
+
+_SCALARS = {}
+
+
+def _scalars(like, sm_scale, mask):
+    """The [3] int32 run-time scalars (sm_scale as f32 bits, window left,
+    window right), one tensor per device and values, made on first use (make
+    that first call before a CUDA graph capture)."""
+    left, right = -1, -1
+    if mask.startswith("window("):
+        left, right = (int(x) for x in mask[7:-1].split(","))
+    bits = struct.unpack("<i", struct.pack("<f", sm_scale))[0]
+    device = like.device if _is_torch(like) else "numpy"
+    key = (str(device), bits, left, right)
+    t = _SCALARS.get(key)
+    if t is None:
+        if _is_torch(like):
+            import torch
+            t = torch.tensor([bits, left, right], dtype=torch.int32, device=like.device)
+        else:
+            import numpy as np
+            t = np.array([bits, left, right], dtype=np.int32)
+        _SCALARS[key] = t
+    return t
 
 
 def _ones_int(like):

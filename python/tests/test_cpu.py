@@ -276,6 +276,41 @@ class AiterEntryTest(unittest.TestCase, Check):
             block_table=case.block_table, seqlen_k=case.kv_seqlen)
         self.assertMatches(case, {"out": out}, mask="none", sm_scale=0.3, soft_cap=20.0)
 
+    def test_one_kernel_serves_every_scale_and_window(self):
+        # Layers with their own softmax scale and window share one kernel
+        # (runtime_scalars, the default); each matches the reference.
+        compiled = len(cpu._kernels)
+        for i, (scale, window, mask) in enumerate([(0.3, (24, 4), "window:24,4"),
+                                                   (0.05, (100, -1), "window:100,-1"),
+                                                   (0.125, (-1, 8), "window:-1,8")]):
+            case = Case(np.random.default_rng(20 + i), [40, 17], [200, 90])
+            out = mha_batch_prefill_func(
+                case.q, case.k, case.v, case.qo_indptr, case.kv_indptr,
+                case.kv_page_indices, 40, 200, softmax_scale=scale, window_size=window,
+                q_descale=case.q_descale, k_descale=case.k_descale,
+                v_descale=case.v_descale, kv_last_page_lens=case.kv_last_page_len)
+            self.assertMatches(case, {"out": out}, mask=mask, sm_scale=scale)
+        self.assertEqual(len(cpu._kernels), compiled + 1)
+        a = dict(REQ, runtime_scalars=True, mask="window:24,4", sm_scale=0.3)
+        b = dict(a, mask="window:100,-1", sm_scale=0.05)
+        self.assertEqual(fmha_mlir.static_key(a, "gfx942"), fmha_mlir.static_key(b, "gfx942"))
+        a["runtime_scalars"] = b["runtime_scalars"] = False
+        self.assertNotEqual(fmha_mlir.static_key(a, "gfx942"), fmha_mlir.static_key(b, "gfx942"))
+
+    def test_bad_runtime_scalars_are_refused(self):
+        case = Case(np.random.default_rng(9), [5], [20])
+        k = cpu.compile(dict(REQ, runtime_scalars=True))
+        ts = case.tensors()
+        ts["runtime_scalars"] = np.array([0, -1, -1], dtype=np.int32)  # sm_scale 0.0
+        with self.assertRaisesRegex(ValueError, r"runtime_scalars\[0\] \(sm_scale\) must be finite"):
+            k(ts)
+        ts["runtime_scalars"] = np.array([0x3e000000, 4, 4], dtype=np.int32)  # causal: no bounds
+        with self.assertRaisesRegex(ValueError, "must be -1, -1 without a window"):
+            k(ts)
+        ts["runtime_scalars"] = np.array([0x3e000000, -1, -1], dtype=np.int32)  # 0.125
+        k(ts)
+        self.assertMatches(case, ts, sm_scale=0.125)
+
     def test_what_it_does_not_do_raises_not_implemented(self):
         case = Case(np.random.default_rng(7), [5], [20])
         args = (case.q, case.k, case.v, case.qo_indptr, case.kv_indptr,

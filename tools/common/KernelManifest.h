@@ -60,7 +60,7 @@ inline bool parseInt(std::string_view s, int64_t &out) {
 constexpr const char *kTensors[] = {
     "q", "k_cache", "v_cache", "qo_indptr", "kv_indptr", "kv_page_indices",
     "kv_last_page_len", "block_table", "kv_seqlen", "q_descale", "k_descale",
-    "v_descale", "out", "lse"};
+    "v_descale", "runtime_scalars", "out", "lse"};
 // clang-format on
 
 inline std::string canonicalTensor(std::string_view name) {
@@ -253,7 +253,8 @@ inline std::string readRequest(const json::Object &o, ref::Request &r) {
       f.str("quant", quant) && f.str("mask", mask) && f.str("q_dtype", qT) &&
       f.str("kv_dtype", kvT) && f.str("out_dtype", oT) &&
       f.boolean("lse", r.return_lse) && f.num("sm_scale", r.sm_scale, false) &&
-      f.num("soft_cap", r.soft_cap, false);
+      f.num("soft_cap", r.soft_cap, false) &&
+      f.boolean("runtime_scalars", r.runtime_scalars, false);
   int64_t seed = 0;
   f.i64("seed", seed, false) && f.str("data", data, false);
   if (!err.empty())
@@ -644,6 +645,8 @@ inline std::vector<std::string> expectedTensors(const ref::Request &r) {
     t.insert(t.end(), {"block_table", "kv_seqlen"});
   if (r.quant != ref::QuantMode::None)
     t.insert(t.end(), {"q_descale", "k_descale", "v_descale"});
+  if (r.runtime_scalars)
+    t.push_back("runtime_scalars");
   t.push_back("out");
   if (r.return_lse)
     t.push_back("lse");

@@ -42,6 +42,7 @@ inline cl::opt<std::string> optKvType("kv-dtype", cl::desc("k/v element type (as
 inline cl::opt<std::string> optOutType("out-dtype", cl::desc("out element type"), cl::cat(kRequestCategory), cl::init("bf16"));
 inline cl::opt<std::string> optMask("mask", cl::desc("none | causal | window:L,R"), cl::cat(kRequestCategory), cl::init("causal"));
 inline cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1/sqrt(D))"), cl::cat(kRequestCategory), cl::init(0.0));
+inline cl::opt<bool> optRuntimeScalars("runtime-scalars", cl::desc("the kernel reads sm_scale and the window bounds at run time ([3] i32 buffer runtime_scalars; one kernel for every scale and window)"), cl::cat(kRequestCategory), cl::init(false));
 inline cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::cat(kRequestCategory), cl::init(0.0));
 inline cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::cat(kRequestCategory), cl::init(false));
 inline cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::cat(kRequestCategory), cl::init(0));
@@ -134,6 +135,7 @@ inline std::string readRequest(ref::Request &r) {
   r.sm_scale = optSmScale;
   r.soft_cap = optSoftCap;
   r.return_lse = optLse;
+  r.runtime_scalars = optRuntimeScalars;
   r.seed = optSeed;
   return "";
 }

@@ -71,7 +71,8 @@ static cl::opt<std::string> optMutateDescales(
 static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"), cl::init(2), cl::cat(kToolCategory));
 static cl::list<std::string> optRuns(
     "run",
-    cl::desc("one more run through the same compiled kernel: 'QO;KV[;seed=N][;data=uniform|spread]' "
+    cl::desc("one more run through the same compiled kernel: 'QO;KV[;seed=N][;data=uniform|spread]"
+             "[;sm_scale=S][;window=L,R]' (the last two with --runtime-scalars) "
              "(comma lists as for --qo-len/--kv-len; seed and data default to the flags'); repeatable. "
              "The flags' own lengths run first; with --json one line per run; exit 0 when all pass"),
     cl::cat(kToolCategory));
@@ -149,8 +150,10 @@ std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
   return d;
 }
 
-/// "" after reading a --run spec 'QO;KV[;seed=N][;data=D]' into `r` (the
-/// flags' request: only lengths, seed and data change), else the problem.
+/// "" after reading a --run spec 'QO;KV[;seed=N][;data=D][;sm_scale=S]
+/// [;window=L,R]' into `r` (the flags' request: only lengths, seed and data
+/// change, and with run-time scalars sm_scale and the window bounds), else
+/// the problem.
 std::string readRunSpec(const std::string &spec, ref::Request &r) {
   llvm::SmallVector<llvm::StringRef> parts;
   llvm::StringRef(spec).split(parts, ';');
@@ -178,8 +181,23 @@ std::string readRunSpec(const std::string &spec, ref::Request &r) {
       if (!d)
         return "data must be uniform or spread, not '" + value.str() + "'";
       r.data = *d;
+    } else if (key == "sm_scale" || key == "window") {
+      // Compiled in unless the kernel reads them at run time.
+      if (!r.runtime_scalars)
+        return key.str() + " is compiled into this kernel: --runtime-scalars lets a run "
+                           "change it";
+      if (key == "sm_scale") {
+        if (value.getAsDouble(r.sm_scale) || !(r.sm_scale > 0))
+          return "sm_scale must be a number > 0, not '" + value.str() + "'";
+      } else {
+        std::optional<ref::Mask> m = ref::parseMask(("window:" + value).str());
+        if (!m || r.mask.kind != ref::MaskKind::Window)
+          return "window=L,R needs a window mask and two bounds, not '" + value.str() + "'";
+        r.mask = *m;
+      }
     } else {
-      return "unknown field '" + parts[i].str() + "' (seed=N or data=D)";
+      return "unknown field '" + parts[i].str() +
+             "' (seed=N, data=D, and with --runtime-scalars sm_scale=S, window=L,R)";
     }
   }
   return "";

@@ -119,6 +119,37 @@ TEST(Problem, KernelKey) {
   }
 }
 
+// With run-time scalars, sm_scale and the window bounds leave the key (the
+// kernel reads them) and the buffer holds this run's values.
+TEST(Problem, RuntimeScalarsKey) {
+  Request a;
+  a.qo_lens = {10};
+  a.kv_lens = {100};
+  a.runtime_scalars = true;
+  a.mask = Mask::window(24, 4);
+  a.sm_scale = 0.3;
+  Request b = a;
+  b.mask = Mask::window(-1, 0);
+  b.sm_scale = 0.05;
+  EXPECT_EQ(a.kernelKey(), b.kernelKey());
+  EXPECT_NE(a.kernelKey().find("mask=window(rt) sm_scale=rt"), std::string::npos)
+      << a.kernelKey();
+  b.mask = Mask::causal();
+  EXPECT_NE(a.kernelKey(), b.kernelKey()); // the mask kind stays compiled in
+  Request c = a;
+  c.runtime_scalars = false;
+  EXPECT_NE(a.kernelKey(), c.kernelKey());
+  std::array<int32_t, 3> rs = a.runtimeScalars();
+  EXPECT_EQ(rs[0], 0x3e99999a); // 0.3f
+  EXPECT_EQ(rs[1], 24);
+  EXPECT_EQ(rs[2], 4);
+  Request d;
+  d.head_dim = 64;
+  EXPECT_EQ(d.runtimeScalars()[0], 0x3e000000); // 1/sqrt(64) = 0.125f
+  EXPECT_EQ(d.runtimeScalars()[1], -1);
+  EXPECT_EQ(d.runtimeScalars()[2], -1);
+}
+
 TEST(Problem, FlopCount) {
   Request r;
   r.qo_lens = {4};

@@ -19,6 +19,7 @@
 #include "fmha/Reference/Quantize.h"
 #include "fmha/Reference/Types.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -120,6 +121,11 @@ struct Request {
   double sm_scale = 0.0; ///< 0 means 1/sqrt(D); else > 0 and finite
   double soft_cap = 0.0; ///< > 0 enables S = c * tanh(S / c)
   bool return_lse = true;
+  /// The kernel reads sm_scale and the window bounds at run time from a
+  /// [3] i32 buffer (runtimeScalars()) instead of having them compiled in:
+  /// one kernel serves every sm_scale and window. The fields above still
+  /// hold the values of this request's run.
+  bool runtime_scalars = false;
   uint64_t seed = 0;
   DataMode data = DataMode::Uniform;
 
@@ -156,7 +162,13 @@ struct Request {
   /// one compiled kernel serves every request with the same key. One line,
   /// e.g. "H=32/8 D=128/128 P=1024 csr NHD kv_blockscale q=f8E4M3FN
   /// kv=f8E4M3FN out=bf16 mask=causal sm_scale=0.088388347648318433 lse=1".
+  /// With runtime_scalars, sm_scale and the window bounds are not in it
+  /// ("mask=window(rt) sm_scale=rt").
   std::string kernelKey() const;
+  /// The run-time scalars buffer of this request's run: sm_scale as f32
+  /// bits, the window's left and right bounds (-1 = unbounded; both -1
+  /// without a window).
+  std::array<int32_t, 3> runtimeScalars() const;
 };
 
 /// Visible (query, key) pairs of one query head, summed over sequences.

@@ -273,7 +273,7 @@ func.func @unranked_k_cache_generic(%q: memref<?x32x128xbf16>,
       <{quant = #fmha.quant<none>, mask = #fmha.mask<causal>,
         page_table = #fmha.page_table<csr>, kv_layout = #fmha.kv_layout<nhd>,
         page_size = 16 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0>}>
+        operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0>}>
       : (memref<?x32x128xbf16>, memref<*xbf16>, memref<?x16x8x128xbf16>,
          memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>,
          memref<?x32x128xbf16>) -> ()
@@ -2739,5 +2739,62 @@ func.func @kv_layout_unknown(%q: memref<?x32x128xbf16>,
       {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
        kv_layout = #fmha.kv_layout<bhsd>, page_size = 16 : i64,
        mask = #fmha.mask<causal>}
+  return
+}
+
+// -----
+
+// Run-time scalars are a memref<3xi32>.
+func.func @runtime_scalars_wrong_type(%q: memref<?x32x128xbf16>,
+    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<2xi32>,
+    %out: memref<?x32x128xbf16>) {
+  // expected-error @+1 {{operand 'runtime_scalars' must be memref<3xi32> (sm_scale as f32 bits, window left, window right), got memref<2xi32>}}
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
+      v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
+      kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<2xi32>)
+      out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
+       kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
+       mask = #fmha.mask<causal>}
+  return
+}
+
+// -----
+
+// With run-time scalars the scale is not also an attribute.
+func.func @runtime_scalars_and_sm_scale(%q: memref<?x32x128xbf16>,
+    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<3xi32>,
+    %out: memref<?x32x128xbf16>) {
+  // expected-error @+1 {{sm_scale comes from runtime_scalars[0] here: drop the sm_scale attribute}}
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
+      v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
+      kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<3xi32>)
+      out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
+       kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
+       mask = #fmha.mask<causal>, sm_scale = 0.5 : f32}
+  return
+}
+
+// -----
+
+// With run-time scalars a window's bounds are the buffer's, not the mask's.
+func.func @runtime_scalars_window_bounds(%q: memref<?x32x128xbf16>,
+    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<3xi32>,
+    %out: memref<?x32x128xbf16>) {
+  // expected-error @+1 {{a window's bounds come from runtime_scalars[1..2] here: write the mask #fmha.mask<window, left = -1, right = -1>}}
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
+      v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
+      kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<3xi32>)
+      out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
+       kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
+       mask = #fmha.mask<window, left = 24, right = 0>}
   return
 }

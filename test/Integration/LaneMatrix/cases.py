@@ -144,6 +144,10 @@ def build(chip):
           layout="hnd")
     # A window: tiles left of it skipped (tLo > 0); Sq > Sk, so rows see nothing.
     b.add("window-skip-tiles", pg, "40,50", f"{2 * BN + 8},{pg - 2}", mask="window:24,4")
+    # The same window and a scale read at run time (runtime_scalars): the
+    # tile range and the mask from loaded bounds, sigma from a loaded scale.
+    b.add("runtime-scalars-window", pg, "40,50", f"{2 * BN + 8},{pg - 2}",
+          mask="window:24,4", extra=("--runtime-scalars", "--sm-scale", "0.3"))
     # GQA 4/2, D 128, both sequences of one tile and more.
     b.add("gqa-d128", pg, "17,33", f"{pg + R + 3},{BN + pg}", heads="4/2", dim="128",
           table="block", layout="nhd", mask="none")

@@ -374,6 +374,23 @@ LogicalResult BatchPrefillOp::verify() {
                            << str(t);
   }
 
+  // Run-time scalars: [3] i32, replacing sm_scale and the window bounds.
+  if (Value rs = getRuntimeScalars()) {
+    MemRefType t = getMemRef(rs);
+    if (!t.hasStaticShape() || t.getRank() != 1 || t.getDimSize(0) != 3 ||
+        !t.getElementType().isInteger(32) || !t.getLayout().isIdentity())
+      return emitOpError() << "operand 'runtime_scalars' must be memref<3xi32> "
+                              "(sm_scale as f32 bits, window left, window right), got "
+                           << str(t);
+    if (getSmScale())
+      return emitOpError() << "sm_scale comes from runtime_scalars[0] here: drop "
+                              "the sm_scale attribute";
+    MaskAttr m = getMask();
+    if (m.isWindow() && (m.getLeft() != -1 || m.getRight() != -1))
+      return emitOpError() << "a window's bounds come from runtime_scalars[1..2] "
+                              "here: write the mask #fmha.mask<window, left = -1, right = -1>";
+  }
+
   // Scalars.
   if (auto s = getSmScale()) {
     double v = s->convertToDouble();

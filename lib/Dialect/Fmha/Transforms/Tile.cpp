@@ -82,6 +82,9 @@ private:
   ImplicitLocOpBuilder b;
   Type f32, idx;
   int64_t bm, bn, d, dv, pageSize;
+  /// A window's bounds read from runtime_scalars[1..2] (index; -1 =
+  /// unbounded), set per grid point; null when they are the mask's constants.
+  Value winLeft, winRight;
 };
 
 void TiledFormBuilder::build() {
@@ -159,10 +162,21 @@ std::pair<Value, Value> TiledFormBuilder::kvTileRange(Value row0, Value n,
       off);
   if (mask.isCausal())
     hi = arith::MinSIOp::create(b, hi, arith::AddIOp::create(b, last, cIdx(1)));
-  if (mask.isWindow() && mask.getRight() >= 0)
+  if (winRight) {
+    // Run-time bounds: each applies when it is >= 0.
+    Value c0i = cIdx(0);
+    Value capHi = arith::MinSIOp::create(
+        b, hi, arith::AddIOp::create(b, last, arith::AddIOp::create(b, winRight, cIdx(1))));
+    hi = arith::SelectOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, winRight, c0i), capHi, hi);
+    Value capLo = arith::MaxSIOp::create(b, lo, arith::SubIOp::create(b, first, winLeft));
+    lo = arith::SelectOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, winLeft, c0i), capLo, lo);
+  }
+  if (!winRight && mask.isWindow() && mask.getRight() >= 0)
     hi = arith::MinSIOp::create(
         b, hi, arith::AddIOp::create(b, last, cIdx(mask.getRight() + 1)));
-  if (mask.isWindow() && mask.getLeft() >= 0)
+  if (!winRight && mask.isWindow() && mask.getLeft() >= 0)
     lo = arith::MaxSIOp::create(
         b, lo, arith::SubIOp::create(b, first, cIdx(mask.getLeft())));
   hi = arith::MaxSIOp::create(b, hi, c0);
@@ -189,12 +203,25 @@ Value TiledFormBuilder::visibleMask(Value row0, Value t0, Value off, Value sk) {
   MaskAttr mask = op.getMask();
   if (mask.isCausal())
     vis = arith::AndIOp::create(b, vis, cmp(arith::CmpIPredicate::sle, j, a));
-  if (mask.isWindow() && mask.getRight() >= 0)
+  if (winRight) {
+    // Run-time bounds: key j is cut by a bound only when the bound is >= 0.
+    auto tileI1 = VectorType::get({bm, bn}, b.getI1Type());
+    auto bound = [&](Value w, arith::CmpIPredicate p, bool add) {
+      Value unbounded = vector::BroadcastOp::create(
+          b, tileI1, cmp(arith::CmpIPredicate::slt, w, cIdx(0)));
+      Value edge = add ? arith::AddIOp::create(b, a, splat(tileT, w)).getResult()
+                       : arith::SubIOp::create(b, a, splat(tileT, w)).getResult();
+      return arith::OrIOp::create(b, unbounded, cmp(p, j, edge)).getResult();
+    };
+    vis = arith::AndIOp::create(b, vis, bound(winRight, arith::CmpIPredicate::sle, true));
+    vis = arith::AndIOp::create(b, vis, bound(winLeft, arith::CmpIPredicate::sge, false));
+  }
+  if (!winRight && mask.isWindow() && mask.getRight() >= 0)
     vis = arith::AndIOp::create(
         b, vis,
         cmp(arith::CmpIPredicate::sle, j,
             arith::AddIOp::create(b, a, splat(tileT, cIdx(mask.getRight())))));
-  if (mask.isWindow() && mask.getLeft() >= 0)
+  if (!winRight && mask.isWindow() && mask.getLeft() >= 0)
     vis = arith::AndIOp::create(
         b, vis,
         cmp(arith::CmpIPredicate::sge, j,
@@ -213,6 +240,17 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
 
+  // Run-time scalars (runtime_scalars): sm_scale as f32 bits, window bounds.
+  Value smScale, rs = op.getRuntimeScalars();
+  winLeft = winRight = Value();
+  if (rs) {
+    Value bits = memref::LoadOp::create(b, rs, ValueRange{cIdx(0)});
+    smScale = arith::BitcastOp::create(b, f32, bits);
+    if (op.getMask().isWindow()) {
+      winLeft = loadIdx(rs, cIdx(1));
+      winRight = loadIdx(rs, cIdx(2));
+    }
+  }
   Value n = arith::MinSIOp::create(b, arith::SubIOp::create(b, sq, row0), cIdx(bm));
   Value qRow = arith::AddIOp::create(b, qStart, row0);
   auto [sk, pages] = sequencePages(bIdx);
@@ -233,7 +271,8 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
     kdT = loadScalar(op.getKDescale());
     vdT = loadScalar(op.getVDescale());
   }
-  Value scale = arith::MulFOp::create(b, qd, cF32(op.getSmScaleOrDefault()));
+  Value scale = arith::MulFOp::create(
+      b, qd, smScale ? smScale : cF32(op.getSmScaleOrDefault()));
 
   auto rowT = VectorType::get({bm}, f32);
   auto sT = VectorType::get({bm, bn}, f32), oT = VectorType::get({bm, dv}, f32);

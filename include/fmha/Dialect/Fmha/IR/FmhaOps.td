@@ -25,11 +25,15 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     | block_table: block_table, kv_seqlen | [B, max_pages], [B] | i32 |
     | q_descale | one element (per_tensor, kv_blockscale) | f32 |
     | k_descale, v_descale | one element (per_tensor); [N_pages, Hkv] (kv_blockscale) | f32 |
+    | runtime_scalars (optional) | [3]: sm_scale as f32 bits, window left, window right | i32 |
     | out | [total_q, Hq, Dv] | bf16, f16, f32 |
     | lse (optional) | [total_q, Hq], natural log | f32 |
 
     Heads, head dims and the page size are static; batch, token and page
-    counts may be dynamic. Descale strides are free (aiter interleaves K and V
+    counts may be dynamic. With `runtime_scalars` the softmax scale and a
+    window's bounds are read at run time (one kernel for every layer of a
+    model): the op then has no `sm_scale` attribute and a window mask is
+    written `#fmha.mask<window, left = -1, right = -1>`. Descale strides are free (aiter interleaves K and V
     descales), every other operand has a contiguous innermost dimension.
 
     Example, the default request (FP8 e4m3 Q/K/V, per-page scales, page size
@@ -67,6 +71,8 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     Arg<Optional<AnyMemRef>, "", [MemRead]>:$q_descale,
     Arg<Optional<AnyMemRef>, "", [MemRead]>:$k_descale,
     Arg<Optional<AnyMemRef>, "", [MemRead]>:$v_descale,
+    Arg<Optional<AnyMemRef>, "sm_scale (f32 bits), window left, window right",
+        [MemRead]>:$runtime_scalars,
     Arg<AnyMemRef, "attention output", [MemWrite]>:$out,
     Arg<Optional<AnyMemRef>, "log-sum-exp per row and head", [MemWrite]>:$lse,
     Fmha_QuantModeAttr:$quant,
@@ -92,6 +98,7 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     (`q_descale` `(` $q_descale^ `:` type($q_descale) `)`)?
     (`k_descale` `(` $k_descale^ `:` type($k_descale) `)`)?
     (`v_descale` `(` $v_descale^ `:` type($v_descale) `)`)?
+    (`runtime_scalars` `(` $runtime_scalars^ `:` type($runtime_scalars) `)`)?
     `out` `(` $out `:` type($out) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     attr-dict
