@@ -11,6 +11,7 @@
 #include "fmha/Support/Chips.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -89,6 +90,14 @@ public:
   }
   Value log2(OpBuilder &b, Location loc, Value x) const override {
     return ROCDL::ROCDLLog::create(b, loc, x.getType(), x);
+  }
+  // maxnum with nnan: in IEEE mode LLVM otherwise quiets both operands first
+  // (a v_max_f32 x, x per score: 32 per KV tile on gfx942). A NaN score
+  // comes only from a NaN code in q or k, and is quiet (MFMA output); v_max
+  // ignores a quiet NaN as maxnum does, so the row max is what it was, and
+  // the row's output is NaN through its P either way (docs/SPEC.md, 7).
+  Value maxF(OpBuilder &b, Location loc, Value x, Value y) const override {
+    return arith::MaxNumFOp::create(b, loc, x, y, arith::FastMathFlags::nnan);
   }
   int64_t fp8PackedByte(int64_t half, int64_t src) const override {
     return 2 * half + src;
