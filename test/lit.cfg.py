@@ -36,7 +36,7 @@ if "address" in getattr(config, "fmha_sanitize", ""):
 config.substitutions.append(("%asan_preload", asan_preload))
 
 tool_dirs = [config.fmha_tools_dir, config.llvm_tools_dir]
-tools = ["fmha-opt", "fmha-run", "fmha-elf-manifest", "fmha-compile", "llvm-readelf", "llvm-objdump"]
+tools = ["fmha-opt", "fmha-run", "fmha-elf-manifest", "fmha-compile", "llvm-readelf", "llvm-objdump", "opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.fmha_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -662,6 +662,33 @@ int32_t fmha_lane_cvt_fp8x2(float hi, float lo, int32_t fmt) {
   return static_cast<int32_t>(h << 8 | l);
 }
 
+/// v_perm_b32 d, s0, s1, sel: byte i of d is chosen by byte i of sel from the
+/// eight bytes {s0 (bytes 7..4), s1 (bytes 3..0)}: 0-7 a byte, 12 zero, 13
+/// and above 0xFF. The sign-replicating selectors 8-11 are not used by the
+/// kernels: a runtime error.
+int32_t fmha_lane_perm_b32(int32_t s0, int32_t s1, int32_t sel) {
+  uint64_t bytes = static_cast<uint64_t>(static_cast<uint32_t>(s0)) << 32 |
+                   static_cast<uint32_t>(s1);
+  uint32_t d = 0;
+  for (int i = 0; i < 4; ++i) {
+    uint32_t s = (static_cast<uint32_t>(sel) >> (8 * i)) & 0xFF, v;
+    if (s < 8)
+      v = (bytes >> (8 * s)) & 0xFF;
+    else if (s == 12)
+      v = 0;
+    else if (s >= 13)
+      v = 0xFF;
+    else {
+      if (tError.empty())
+        tError = "v_perm_b32 selector byte " + std::to_string(s) +
+                 " (sign replication) is not modelled";
+      v = 0;
+    }
+    d |= v << (8 * i);
+  }
+  return static_cast<int32_t>(d);
+}
+
 /// v_exp_f32 (denormals flushed, as the kernels' preserve-sign mode) and
 /// ex2.approx.ftz.f32: modelled as correctly rounded with denormal inputs
 /// and outputs flushed to zero.
@@ -704,6 +731,7 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kWgmma, reinterpret_cast<void *>(&fmha_lane_wgmma)},
           {kCvtPkFp8, reinterpret_cast<void *>(&fmha_lane_cvt_pk_fp8)},
           {kCvtFp8x2, reinterpret_cast<void *>(&fmha_lane_cvt_fp8x2)},
+          {kPermB32, reinterpret_cast<void *>(&fmha_lane_perm_b32)},
           {kExp2, reinterpret_cast<void *>(&fmha_lane_exp2)},
           {kLog2, reinterpret_cast<void *>(&fmha_lane_log2)},
           {kOutOfBounds, reinterpret_cast<void *>(&fmha_lane_out_of_bounds)}};

@@ -437,3 +437,13 @@ TEST(LaneRuntime, Exp2FlushesDenormals) {
 }
 
 } // namespace
+
+// v_perm_b32 as the runtime models it, on the cases whose results LLVM's
+// constant folding of llvm.amdgcn.perm gives (test/Target/AMDGPU/Inputs/perm.ll,
+// checked by v-transpose-perm_gfx942.test): source 1 is bytes 0-3, source 0
+// bytes 4-7, selector 12 is 0x00 and 13 is 0xFF.
+TEST(LaneRuntime, PermB32MatchesLLVM) {
+  EXPECT_EQ(fmha_lane_perm_b32(0x07060504, 0x03020100, 0x05010400), 83952640);
+  EXPECT_EQ(fmha_lane_perm_b32(0x07060504, 0x03020100, 0x07030602), 117638658);
+  EXPECT_EQ(fmha_lane_perm_b32(0x07060504, 0x03020100, 0x0c0d0700), 16713472);
+}

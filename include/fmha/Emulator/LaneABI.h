@@ -23,6 +23,7 @@
 //                                              // waves of a warpgroup meet
 //   int32_t fmha_lane_cvt_pk_fp8(f32 a, f32 b, i32 old, i32 wordSel, i32 fmt)
 //   int32_t fmha_lane_cvt_fp8x2(f32 hi, f32 lo, i32 fmt) // NVIDIA order
+//   int32_t fmha_lane_perm_b32(i32 s0, i32 s1, i32 sel)  // v_perm_b32
 //   float   fmha_lane_exp2(f32 x)
 //   float   fmha_lane_log2(f32 x)
 //   void    fmha_lane_out_of_bounds(i32 site, i64 index, i64 bound, i32 dim)
@@ -52,6 +53,7 @@ inline constexpr const char *kMma = "fmha_lane_mma";
 inline constexpr const char *kWgmma = "fmha_lane_wgmma";
 inline constexpr const char *kCvtPkFp8 = "fmha_lane_cvt_pk_fp8";
 inline constexpr const char *kCvtFp8x2 = "fmha_lane_cvt_fp8x2";
+inline constexpr const char *kPermB32 = "fmha_lane_perm_b32";
 inline constexpr const char *kExp2 = "fmha_lane_exp2";
 inline constexpr const char *kLog2 = "fmha_lane_log2";
 inline constexpr const char *kOutOfBounds = "fmha_lane_out_of_bounds";
@@ -119,6 +121,7 @@ void fmha_lane_wgmma(int32_t site, int32_t kind, int32_t n, int32_t scaleD,
 int32_t fmha_lane_cvt_pk_fp8(float a, float b, int32_t old, int32_t wordSel,
                              int32_t fmt);
 int32_t fmha_lane_cvt_fp8x2(float hi, float lo, int32_t fmt);
+int32_t fmha_lane_perm_b32(int32_t s0, int32_t s1, int32_t sel);
 float fmha_lane_exp2(float x);
 float fmha_lane_log2(float x);
 void fmha_lane_out_of_bounds(int32_t site, int64_t index, int64_t bound,

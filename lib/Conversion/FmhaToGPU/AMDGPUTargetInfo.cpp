@@ -123,9 +123,14 @@ public:
     }
     return word;
   }
-  Value permuteBytes(OpBuilder &, Location, Value, Value,
-                     uint32_t) const override {
-    notYet("permuteBytes", 4);
+  bool hasBytePermute() const override { return true; }
+  Value permuteBytes(OpBuilder &b, Location loc, Value a, Value bv,
+                     uint32_t sel) const override {
+    Type i32 = b.getI32Type();
+    Value s = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(sel)));
+    return LLVM::CallIntrinsicOp::create(b, loc, i32, b.getStringAttr("llvm.amdgcn.perm"),
+                                         ValueRange{bv, a, s})
+        .getResult(0);
   }
 
   Value broadcastFirstLane(OpBuilder &b, Location loc, Value v) const override {

@@ -369,8 +369,39 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       SmallVector<Value> rowsK;
       for (int64_t k = 0; k < keysPer; ++k)
         rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16));
-      Value all = laneConcat(b, rowsK);
       Value p = laneEmitBits(b, *pos, r0);
+      if (keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
+        // 4 keys x 4 bytes per dword column: a 4 x 4 byte transpose in two
+        // rounds of byte permutes, {k0.j, k1.j, k2.j, k3.j} for j = 0..3.
+        auto i32v = VectorType::get({chunk / 4}, b.getI32Type());
+        SmallVector<Value> dw;
+        for (Value r : rowsK)
+          dw.push_back(vector::BitCastOp::create(b, i32v, r));
+        auto permute = [&](Value x, Value y, uint32_t sel) {
+          return lc.ti.permuteBytes(b, b.getLoc(), x, y, sel);
+        };
+        auto bytes4 = VectorType::get({4}, b.getI8Type());
+        for (int64_t c = 0; c < chunk / 4; ++c) {
+          Value w[4];
+          for (int k = 0; k < 4; ++k)
+            w[k] = vector::ExtractOp::create(b, dw[k], c);
+          // {x0, y0, x1, y1} and {x2, y2, x3, y3} of two keys' dwords.
+          Value lo01 = permute(w[0], w[1], 0x05010400), hi01 = permute(w[0], w[1], 0x07030602);
+          Value lo23 = permute(w[2], w[3], 0x05010400), hi23 = permute(w[2], w[3], 0x07030602);
+          Value out[4] = {permute(lo01, lo23, 0x05040100), permute(lo01, lo23, 0x07060302),
+                          permute(hi01, hi23, 0x05040100), permute(hi01, hi23, 0x07060302)};
+          for (int j = 0; j < 4; ++j) {
+            Value word = vector::BitCastOp::create(
+                b, bytes4, vector::BroadcastOp::create(
+                               b, VectorType::get({1}, b.getI32Type()), out[j]));
+            Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, 4 * c + j));
+            Value at = lc.ldsOffset(b, f, dd, p);
+            vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)});
+          }
+        }
+        continue;
+      }
+      Value all = laneConcat(b, rowsK);
       for (int64_t e = 0; e < chunk; ++e) {
         SmallVector<int64_t> mask;
         for (int64_t k = 0; k < keysPer; ++k)

@@ -220,6 +220,18 @@ bool isScalarF32OrI32(Type t) { return t.isF32() || t.isInteger(32); }
 std::string unsupported(Operation *op) {
   if (auto a = dyn_cast<LLVM::InlineAsmOp>(op))
     return parseAsm(a) ? "" : "inline assembly '" + a.getAsmString().str() + "'";
+  // Target intrinsics by name: only v_perm_b32 has a model.
+  if (auto c = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+    StringRef n = c.getIntrin();
+    if (n == "llvm.amdgcn.perm")
+      return c.getArgs().size() == 3 && c.getNumResults() == 1 &&
+                     c.getResult(0).getType().isInteger(32)
+                 ? ""
+                 : "llvm.amdgcn.perm not of three i32 to one i32";
+    if (n.starts_with("llvm.amdgcn.") || n.starts_with("llvm.nvvm."))
+      return "intrinsic '" + n.str() + "'";
+    return "";
+  }
   Dialect *d = op->getDialect();
   StringRef ns = d ? d->getNamespace() : "";
   if (ns != "gpu" && ns != "amdgpu" && ns != "rocdl" && ns != "nvvm")
@@ -426,6 +438,10 @@ void Rewriter::rewriteOp(Operation *op) {
     Value v = call(b, lane::kReadFirstLane, {site(b), asI32(b, r.getSrc())}, {i32T});
     return replace(fromI32(b, v, t));
   }
+  if (auto c = dyn_cast<LLVM::CallIntrinsicOp>(op);
+      c && c.getIntrin() == "llvm.amdgcn.perm")
+    return replace(call(b, lane::kPermB32, {c.getArgs()[0], c.getArgs()[1], c.getArgs()[2]},
+                        {i32T}));
   if (auto e = dyn_cast<ROCDL::ROCDLExp2>(op))
     return replace(call(b, lane::kExp2, {e->getOperand(0)}, {f32}));
   if (auto e = dyn_cast<ROCDL::ROCDLLog>(op))
@@ -781,7 +797,8 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   f.walk([&](Operation *op) {
     if (op == f.getOperation())
       return;
-    if (isa<LLVM::InlineAsmOp>(op) ||
+    auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op);
+    if (isa<LLVM::InlineAsmOp>(op) || (intr && intr.getIntrin() == "llvm.amdgcn.perm") ||
         (op->getDialect() && llvm::is_contained({"gpu", "amdgpu", "rocdl", "nvvm"},
                                                 op->getDialect()->getNamespace())))
       ops.push_back(op);

@@ -229,10 +229,15 @@ public:
   /// ("=h,f,f") on (v1, v0) and (v3, v2), then the two i16 joined low, high.
   virtual Value packFp8x4(OpBuilder &b, Location loc, ArrayRef<Value> f32x4,
                           Type fp8) const = 0;
-  /// One i32 from bytes of the i64 {a, b} picked by `sel`, for the V
-  /// transpose in registers. AMDGPU: `llvm.amdgcn.perm` (v_perm_b32);
-  /// NVIDIA: `prmt.b32` by inline asm. The two selector encodings differ; the
-  /// shared conversion's selector convention is fixed when this is written.
+  /// Whether permuteBytes is implemented: the V transpose then uses it
+  /// (16 bytes of 4 keys in 8 byte permutes per 4 words) instead of
+  /// vector.shuffle, which LLVM lowers byte by byte.
+  virtual bool hasBytePermute() const { return false; }
+  /// One i32 from the eight bytes of {a (bytes 0-3), b (bytes 4-7)}: byte i
+  /// of the result is byte ((sel >> 8i) & 0xFF) of them (0-7 only), for the
+  /// V transpose in registers. AMDGPU: `llvm.amdgcn.perm` (v_perm_b32 d, b,
+  /// a, sel: its source 0 holds bytes 4-7); NVIDIA: not yet (`prmt.b32`, a
+  /// nibble selector, would be).
   virtual Value permuteBytes(OpBuilder &b, Location loc, Value a, Value bv,
                              uint32_t sel) const = 0;
 
