@@ -124,6 +124,7 @@ public:
     return word;
   }
   bool hasBytePermute() const override { return true; }
+  bool fastReciprocal() const override { return true; }
   Value permuteBytes(OpBuilder &b, Location loc, Value a, Value bv,
                      uint32_t sel) const override {
     Type i32 = b.getI32Type();

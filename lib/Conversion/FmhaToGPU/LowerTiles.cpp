@@ -247,5 +247,16 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   patterns.add<MemRefViewPattern>(tc, ctx);
   patterns.add<MemRefBridgePattern>(tc, ctx, /*benefit=*/2);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
-  return applyPartialConversion(kernel, target, std::move(patterns));
+  if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
+    return failure();
+  // The chip's 1-ulp reciprocal for every f32 division of the kernel (per
+  // tile: the V-descale ratio vd_prev / vd, the scaled_p row scale; once:
+  // o / l), instead of IEEE division.
+  if (ti.fastReciprocal())
+    kernel->walk([&](arith::DivFOp d) {
+      if (getElementTypeOrSelf(d.getType()).isF32())
+        d.setFastmath(d.getFastmath() | arith::FastMathFlags::arcp |
+                      arith::FastMathFlags::afn);
+    });
+  return success();
 }

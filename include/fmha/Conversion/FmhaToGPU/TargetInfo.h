@@ -233,6 +233,11 @@ public:
   /// (16 bytes of 4 keys in 8 byte permutes per 4 words) instead of
   /// vector.shuffle, which LLVM lowers byte by byte.
   virtual bool hasBytePermute() const { return false; }
+  /// Whether f32 divisions may use the chip's reciprocal (1 ulp, `arcp`)
+  /// instead of IEEE division. AMDGPU: v_rcp_f32 + v_mul_f32 (about 10
+  /// instructions fewer per division, one per KV tile on the scalar-vd
+  /// route).
+  virtual bool fastReciprocal() const { return false; }
   /// One i32 from the eight bytes of {a (bytes 0-3), b (bytes 4-7)}: byte i
   /// of the result is byte ((sel >> 8i) & 0xFF) of them (0-7 only), for the
   /// V transpose in registers. AMDGPU: `llvm.amdgcn.perm` (v_perm_b32 d, b,
