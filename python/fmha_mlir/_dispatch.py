@@ -44,7 +44,8 @@ def launch(request, tensors, max_qo_len, chip=None, prebuilt=None, cpu_target="h
     # A complete request (every static field) is looked up without a string
     # key; any other goes through static_key.
     fields = tuple(request.get(k) for k in _STATIC)
-    fast = (fields, chip) if None not in fields else None
+    fast = ((fields, bool(request.get("runtime_scalars", False)), chip)
+            if None not in fields else None)
     launcher = _LAUNCHERS.get(fast) if fast else None
     if launcher is None:
         key = static_key(request, chip)

@@ -126,6 +126,39 @@ class CacheTest(unittest.TestCase):
                          fmha_mlir.compile(dict(REQ, page_size=16), chip="sm_90").binary)
 
 
+class DispatchTest(unittest.TestCase):
+    """The launcher cache of fmha_mlir._dispatch (no GPU: the loader is a stub)."""
+
+    def test_run_time_scalars_are_part_of_the_launcher_key(self):
+        import fmha_mlir._dispatch as dp
+        loaded = []
+        saved_load, saved_chip = dp._load, dp.device_chip
+        dp._LAUNCHERS.clear()
+
+        class Stub:
+            def __init__(self, req):
+                self.req = req
+
+            def __call__(self, tensors, max_qo_len=None, bufs=None):
+                pass
+        dp._load = lambda request, chip, key, prebuilt: loaded.append(key) or Stub(request)
+        dp.device_chip = lambda t: "sm_90a"
+        try:
+            _, done = fmha_mlir.complete_request(REQ)
+            fake = {"q": None}
+            bufs = {"q": fmha_mlir._abi.Buffer(0, (1, 32, 128), (4096, 128, 1), 1,
+                                                 "float8_e4m3fn", "cuda", 0)}
+            a = dp.launch(dict(done, runtime_scalars=False), fake, 1, bufs=bufs)
+            b = dp.launch(dict(done, runtime_scalars=True), fake, 1, bufs=bufs)
+            c = dp.launch(dict(done, runtime_scalars=True, sm_scale=0.5), fake, 1, bufs=bufs)
+            self.assertIsNot(a, b)
+            self.assertIs(b, c)  # a run-time scale does not make a new kernel
+            self.assertEqual(len(loaded), 2)
+        finally:
+            dp._load, dp.device_chip = saved_load, saved_chip
+            dp._LAUNCHERS.clear()
+
+
 class WrapperTest(unittest.TestCase):
     """The FlashInfer-style wrapper's plan (no GPU: launch=False)."""
 
