@@ -13,7 +13,8 @@ import re
 
 # ptr: the first element's address; offset: the storage offset in elements
 # (ptr - offset * itemsize is where the storage starts).
-Buffer = collections.namedtuple("Buffer", "ptr shape strides itemsize dtype device offset")
+Buffer = collections.namedtuple("Buffer", "ptr shape strides itemsize dtype device offset index",
+                                defaults=(None,))
 
 # Element types of the request, with the torch and numpy dtypes that hold
 # them (numpy has no fp8 or bf16: their raw codes as uint8 / uint16).
@@ -50,7 +51,7 @@ def describe(name, x):
             dname = _TORCH_DTYPE_NAMES[dt] = str(dt).replace("torch.", "")
         offset = x.storage_offset() if hasattr(x, "storage_offset") else 0
         return Buffer(x.data_ptr(), tuple(x.shape), tuple(x.stride()), x.element_size(),
-                      dname, x.device.type, offset)
+                      dname, x.device.type, offset, getattr(x.device, "index", None))
     if hasattr(x, "__array_interface__") and hasattr(x, "ctypes"):
         strides = []
         for s in x.strides:
@@ -111,11 +112,15 @@ def check(request, operands, tensors, device):
 def signature(bufs):
     """What check_buffers reads of the buffers (no addresses): a launcher
     that checked one signature need not check it again."""
-    return tuple((n, b.shape, b.strides, b.dtype, b.device) for n, b in bufs.items())
+    return tuple((n, b.shape, b.strides, b.dtype, b.device, b.index) for n, b in bufs.items())
 
 
 def check_buffers(request, bufs, device):
     """check()'s rules on buffers already read (describe_all)."""
+    indices = {b.index for b in bufs.values()}
+    if len(indices) > 1:
+        raise ValueError(f"tensors on different GPUs ({sorted(str(i) for i in indices)}): "
+                         "a kernel reads one GPU's memory")
     for n, b in bufs.items():
         if b.device != device:
             raise ValueError(f"{n}: on {b.device}, the kernel runs on {device}")

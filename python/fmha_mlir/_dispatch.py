@@ -41,21 +41,52 @@ def launch(request, tensors, max_qo_len, chip=None, prebuilt=None, cpu_target="h
         cpu.compile(request, cpu_target)(tensors, bufs)
         return None
     chip = chip or device_chip(tensors["q"])
-    # A complete request (every static field) is looked up without a string
-    # key; any other goes through static_key.
+    # Each GPU gets its own loaded module: the key holds the tensors' device.
+    index = getattr(getattr(tensors["q"], "device", None), "index", None)
+    # A complete request in canonical names (every static field) is looked
+    # up without a string key; any other goes through static_key.
     fields = tuple(request.get(k) for k in _STATIC)
-    fast = ((fields, bool(request.get("runtime_scalars", False)), chip)
-            if None not in fields else None)
-    launcher = _LAUNCHERS.get(fast) if fast else None
-    if launcher is None:
-        key = static_key(request, chip)
-        launcher = _LAUNCHERS.get(key)
+    fast = ((fields, bool(request.get("runtime_scalars", False)), chip, index)
+            if None not in fields and _canonical(request) else None)
+    with _on_device(index):
+        launcher = _LAUNCHERS.get(fast) if fast else None
         if launcher is None:
-            launcher = _LAUNCHERS[key] = _load(request, chip, key, prebuilt)
-        if fast:
-            _LAUNCHERS[fast] = launcher
-    launcher(tensors, max_qo_len=max_qo_len, bufs=bufs)
+            key = (static_key(request, chip), index)
+            launcher = _LAUNCHERS.get(key)
+            if launcher is None:
+                launcher = _LAUNCHERS[key] = _load(request, chip, key[0], prebuilt)
+            if fast:
+                _LAUNCHERS[fast] = launcher
+        launcher(tensors, max_qo_len=max_qo_len, bufs=bufs)
     return launcher
+
+
+def _canonical(request):
+    """Whether the request's names are complete_request's (so the fast key
+    of two spellings of one kernel cannot differ)."""
+    mask = request.get("mask", "")
+    return (request.get("page_table") in ("csr", "block_table") and
+            request.get("kv_layout") in ("nhd", "hnd") and
+            (mask in ("none", "causal") or mask.startswith("window(")))
+
+
+class _on_device:
+    """torch.cuda.device(index) for the GPU the tensors are on, so a module
+    loads into that GPU's context and launches on its current stream."""
+
+    def __init__(self, index):
+        self.index = index
+        self.ctx = None
+
+    def __enter__(self):
+        if self.index is not None:
+            import torch
+            self.ctx = torch.cuda.device(self.index)
+            self.ctx.__enter__()
+
+    def __exit__(self, *exc):
+        if self.ctx is not None:
+            self.ctx.__exit__(*exc)
 
 
 def _load(request, chip, key, prebuilt):

@@ -139,11 +139,26 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
         ot = _elem("out", _abi.describe("out", out), out_dtype)
     else:
         ot = out_dtype or ("bf16" if qt.startswith("f8") else qt)
-    if window_size is None or tuple(window_size) == (-1, -1):
-        mask = "causal" if causal else "none"
+    if softmax_scale is None:
+        softmax_scale = 1.0 / math.sqrt(d)
+    softmax_scale = float(softmax_scale)
+    if not (softmax_scale > 0.0 and math.isfinite(softmax_scale)):
+        raise ValueError(f"softmax_scale must be finite and > 0, got {softmax_scale}")
+    # A bound of max_seqlen_k or more cuts nothing: unbounded (-1), which also
+    # keeps the kernel's i32 key positions from overflowing.
+    left, right = (-1, -1) if window_size is None else (int(w) for w in window_size)
+    if left < -1 or right < -1:
+        raise ValueError(f"window_size bounds must be >= -1, got {tuple(window_size)}")
+    left = -1 if left >= int(max_seqlen_k) else left
+    right = -1 if right >= int(max_seqlen_k) else right
+    if causal:
+        right = 0
+    if (left, right) == (-1, -1):
+        mask = "none"
+    elif (left, right) == (-1, 0):
+        mask = "causal"
     else:
-        left, right = (int(w) for w in window_size)
-        mask = f"window({left},{0 if causal else right})"
+        mask = f"window({left},{right})"
     if block_table is not None:
         if seqlen_k is None:
             raise ValueError("block_table needs seqlen_k (the sequences' KV lengths)")
@@ -162,7 +177,7 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
                "num_qo_heads": hq, "num_kv_heads": hkv, "head_dim": d, "head_dim_v": dv,
                "page_size": page_size, "page_table": table, "kv_layout": kv_layout,
                "quant": quant, "mask": mask, "q_dtype": qt, "kv_dtype": kvt,
-               "out_dtype": ot, "sm_scale": float(softmax_scale or 1.0 / math.sqrt(d)),
+               "out_dtype": ot, "sm_scale": softmax_scale,
                "soft_cap": float(logits_soft_cap or 0.0), "lse": bool(return_lse),
                "runtime_scalars": bool(runtime_scalars)}
     if out is None:

@@ -5,8 +5,10 @@ through the HIP runtime (ctypes over libamdhip64.so; no compiled extension).
     launcher(tensors, qo_lens)                     # on torch's current stream
 
 As fmha-hip-run does (docs/ABI.md, section 3): one kernarg buffer of the
-manifest's kernarg_size, every argument written at its offset (pointers with
-the storage offset included, NAME_offset 0, sizes and strides in elements),
+manifest's kernarg_size, every argument written at its offset (a pointer
+with the storage offset included, or, for an operand with a NAME_offset
+argument, the storage's start with NAME_offset its storage offset; sizes and
+strides in elements),
 passed through hipModuleLaunchKernel's `extra` (HIP_LAUNCH_PARAM_BUFFER_
 POINTER / SIZE / END), the manifest's grid and workgroup, no dynamic LDS.
 The tensors are checked against the manifest first (_abi.check): device,

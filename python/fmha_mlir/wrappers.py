@@ -63,7 +63,7 @@ class BatchPrefillWithPagedKVCacheWrapper:
                "page_table": "csr", "kv_layout": "nhd", "quant": "kv_blockscale",
                "mask": mask, "q_dtype": _dtype_name(q_dtype),
                "kv_dtype": _dtype_name(kv_dtype), "out_dtype": _dtype_name(out_dtype),
-               "sm_scale": float(sm_scale or 1.0 / math.sqrt(int(head_dim))),
+               "sm_scale": float(1.0 / math.sqrt(int(head_dim)) if sm_scale is None else sm_scale),
                "soft_cap": 0.0, "lse": bool(return_lse)}
         self.kernel = self.prebuilt.get(static_key(req, self.chip))
         if self.kernel is None:

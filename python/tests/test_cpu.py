@@ -297,6 +297,22 @@ class AiterEntryTest(unittest.TestCase, Check):
         a["runtime_scalars"] = b["runtime_scalars"] = False
         self.assertNotEqual(fmha_mlir.static_key(a, "gfx942"), fmha_mlir.static_key(b, "gfx942"))
 
+    def test_scale_and_window_bounds_are_checked(self):
+        # A zero or NaN scale is refused (aiter defaults only None); a bound
+        # of max_seqlen_k or more cuts nothing (unbounded, no i32 overflow).
+        case = Case(np.random.default_rng(30), [40, 17], [200, 90])
+        args = (case.q, case.k, case.v, case.qo_indptr, case.kv_indptr,
+                case.kv_page_indices, 40, 200)
+        kw = dict(q_descale=case.q_descale, k_descale=case.k_descale,
+                  v_descale=case.v_descale, kv_last_page_lens=case.kv_last_page_len)
+        for bad in (0.0, float("nan"), -1.0):
+            with self.assertRaisesRegex(ValueError, "softmax_scale must be finite and > 0"):
+                mha_batch_prefill_func(*args, softmax_scale=bad, **kw)
+        with self.assertRaisesRegex(ValueError, "window_size bounds must be >= -1"):
+            mha_batch_prefill_func(*args, window_size=(-2, 4), **kw)
+        out = mha_batch_prefill_func(*args, window_size=(2**31 - 2, 2**31 - 2), **kw)
+        self.assertMatches(case, {"out": out}, mask="none")
+
     def test_bad_runtime_scalars_are_refused(self):
         case = Case(np.random.default_rng(9), [5], [20])
         k = cpu.compile(dict(REQ, runtime_scalars=True))
