@@ -74,13 +74,8 @@ class Launcher:
         and qo_indptr's size (no read of device memory: capturable). `bufs`:
         Buffers already read (_abi.describe), by operand name. A set of
         shapes, strides and dtypes is checked once, then remembered."""
-        bufs = _abi.describe_all(self.operands, tensors, bufs)
-        sig = _abi.signature(bufs)
-        if sig not in self._checked:
-            _abi.check_buffers(self.manifest["request"], bufs, "cuda")
-            if len(self._checked) > 256:
-                self._checked.clear()
-            self._checked.add(sig)
+        bufs = _abi.check_once(self._checked, self.manifest["request"], self.operands,
+                               tensors, bufs, "cuda")
         grid = _abi.grid(self.manifest, qo_lens, max_qo_len, bufs["qo_indptr"].shape[0] - 1)
         if not all(grid):
             return

@@ -97,13 +97,8 @@ class Launcher:
     def kernarg(self, tensors, bufs=None):
         """The kernarg buffer for `tensors` (checked; `bufs`: Buffers already
         read, by operand name): (8-byte words, size in bytes)."""
-        bufs = _abi.describe_all(self.operands, tensors, bufs)
-        sig = _abi.signature(bufs)
-        if sig not in self._checked:
-            _abi.check_buffers(self.manifest["request"], bufs, "cuda")
-            if len(self._checked) > 256:
-                self._checked.clear()
-            self._checked.add(sig)
+        bufs = _abi.check_once(self._checked, self.manifest["request"], self.operands,
+                               tensors, bufs, "cuda")
         self._batch = bufs["qo_indptr"].shape[0] - 1
         words = (ctypes.c_int64 * self._words)()
         for slot, (_, value) in zip(self._slots, _abi.argument_values(self.parts, bufs)):
