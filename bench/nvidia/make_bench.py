@@ -2,6 +2,7 @@
 """Compiles the H200 benchmark kernels (issue 7 item 4).
 
 Usage: make_bench.py --fmha-compile PATH --out DIR [--chip sm_90|sm_90a]
+                     [--pages 16,64,1024] [--flag=--no-peel ...]
 
 fp8 kv_blockscale (f8E4M3FN), Hq/Hkv 32/8, D 128, CSR/NHD, bf16 out, B 4
 sequences of Sq 512 new tokens over Sk in {1k, 2k, 4k, 8k, 16k} cached tokens,
@@ -21,6 +22,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--chip", default="sm_90", choices=["sm_90", "sm_90a"])
     ap.add_argument("--pages", default="16,64,1024")
+    ap.add_argument("--flag", action="append", default=[],
+                    help="one more fmha-compile flag for every kernel (repeatable; "
+                         "e.g. --flag=--no-peel for a before/after pair)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rows = []
@@ -30,7 +34,7 @@ def main():
         name = f"b-p{page}-{mask}-sk{sk}"
         flags = ["--chip", a.chip, "--page-size", str(page), "--quant", "kv_blockscale",
                  "--mask", mask, "--heads", "32/8", "--head-dim", "128", "--batch", "4",
-                 "--qo-len", "512", "--kv-len", str(sk), "--seed", "3"]
+                 "--qo-len", "512", "--kv-len", str(sk), "--seed", "3"] + a.flag
         r = subprocess.run([a.fmha_compile, "-o", os.path.join(a.out, name)] + flags,
                            capture_output=True, text=True)
         if r.returncode:

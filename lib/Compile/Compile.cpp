@@ -257,7 +257,7 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   // Front half: the kernel at the gpu/amdgpu/rocdl level.
   // (the same builder the pipelines and the lane emulator use).
   PassManager front(&ctx);
-  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds);
+  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds, opt.peel);
   if (failed(front.run(*module)))
     return failure();
 

@@ -33,6 +33,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -108,6 +109,39 @@ CpuKernel::~CpuKernel() = default;
 const ref::EmulateOptions &CpuKernel::emulation() const { return impl->emu; }
 bool CpuKernel::isLaneEmulation() const { return impl->lanes; }
 const std::string &CpuKernel::vdRoute() const { return impl->vdRoute; }
+namespace {
+/// LLVM's instruction scheduler for the JIT's code generation, while it
+/// lives: "fast" instead of the target's list scheduler. A kernel's KV-loop
+/// body lowered to host vectors is one basic block of many thousand DAG
+/// nodes, and the list scheduler is superlinear in that: on a znver3 host
+/// with LLVM 22.1.8, 20-30 s per head-dim-64 kernel of the host matrix and
+/// about 190 s for the default D 128 kernel, against about 2-5 s with this
+/// one (bench/NOTES.md). The code it schedules is tests' code, where compile
+/// time dominates. The option is process-wide: it is set back to the
+/// target's default when the JIT has compiled, before anything else (a GPU
+/// code object) is generated.
+class FastJitScheduler {
+public:
+  FastJitScheduler() {
+    auto &opts = llvm::cl::getRegisteredOptions();
+    auto it = opts.find("pre-RA-sched");
+    // Left alone when a command line chose a scheduler.
+    if (it != opts.end() && it->second->getNumOccurrences() == 0) {
+      opt = it->second;
+      (void)opt->addOccurrence(0, "pre-RA-sched", "fast");
+    }
+  }
+  ~FastJitScheduler() {
+    if (!opt)
+      return;
+    opt->reset(); // the initial value (the target's default), no occurrence
+  }
+
+private:
+  llvm::cl::Option *opt = nullptr;
+};
+} // namespace
+
 double CpuKernel::compileSeconds() const { return impl->compileS; }
 double CpuKernel::runSeconds() const { return impl->runS; }
 const ::fmha::lane::LaneRuntimeStats &CpuKernel::laneStats() const { return impl->stats; }
@@ -202,7 +236,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   } else {
     // The chip's kernel, as fmha-compile builds it.
     PassManager front(&ctx);
-    buildFmhaToLaneKernelPipeline(front, t, opt.folds);
+    buildFmhaToLaneKernelPipeline(front, t, opt.folds, opt.peel);
     if (failed(front.run(*module))) {
       error = "not supported on " + t + ": " + diag;
       return nullptr;
@@ -225,6 +259,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   // and no GDB registration.
   eo.enablePerfNotificationListener = false;
   eo.enableGDBNotificationListener = false;
+  FastJitScheduler scheduler; // until the lookup below has compiled
   auto engine = ExecutionEngine::create(*module, eo);
   if (!engine) {
     error = "JIT: " + llvm::toString(engine.takeError());

@@ -28,7 +28,8 @@ using namespace mlir;
 using namespace mlir::fmha;
 
 void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
-                                   bool folds, bool perTokenPrefetch) {
+                                   bool folds, bool perTokenPrefetch,
+                                   bool peel) {
   FmhaSelectConfigOptions select;
   select.chip = chip.str();
   pm.addPass(createFmhaSelectConfig(select));
@@ -41,6 +42,9 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
   FmhaPrefetchPageIdsOptions prefetch;
   prefetch.perToken = perTokenPrefetch;
   pm.addPass(createFmhaPrefetchPageIds(prefetch));
+  if (peel)
+    pm.addPass(createFmhaPeelMaskedTiles());
+  pm.addPass(createFmhaExpandMasks());
 }
 
 namespace {
@@ -86,7 +90,8 @@ buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
   const ChipInfo *chip = checkGPUChip(pipeline, options.chip, vendor, onError);
   if (!chip)
     return failure();
-  fmha::buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
+  fmha::buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds,
+                                      options.peel);
   fmha::buildGPUBackHalfPipeline(pm, *chip, options.format, options.toolkit);
   return success();
 }
@@ -169,7 +174,8 @@ void addHostLowering(OpPassManager &pm) {
 
 void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
                                    const HostPipelineOptions &options) {
-  buildFmhaTilingPipeline(pm, options.chip, options.folds);
+  buildFmhaTilingPipeline(pm, options.chip, options.folds,
+                          /*perTokenPrefetch=*/true, options.peel);
   pm.addPass(createConvertFmhaToHost());
   pm.addPass(createForallToForLoopPass());
   pm.addPass(createCanonicalizerPass());
@@ -177,8 +183,8 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
 }
 
 void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
-                                         bool folds) {
-  buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false);
+                                         bool folds, bool peel) {
+  buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false, peel);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OutlineKernelOptions outline;
@@ -198,7 +204,7 @@ void fmha::buildLanesToLLVMPipeline(OpPassManager &pm, bool checkBounds) {
 
 void fmha::buildFmhaToLanesPipeline(OpPassManager &pm,
                                     const GPUPipelineOptions &options) {
-  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds);
+  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds, options.peel);
   buildLanesToLLVMPipeline(pm);
 }
 

@@ -44,6 +44,10 @@ static cl::opt<unsigned> optLinkTimeout(
     cl::init(mlir::fmha::kDefaultLinkSeconds), cl::cat(kToolCategory));
 static cl::opt<bool> optCompileNoFolds("no-folds", cl::desc("skip the folds"),
                                        cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optCompileNoPeel(
+    "no-peel",
+    cl::desc("skip fmha-peel-masked-tiles: every KV tile masked (measurements)"),
+    cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
     "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
                       "/usr/local/cuda/bin); exit 3 without it"),
@@ -101,6 +105,7 @@ int main(int argc, char **argv) {
   opts.emit = optEmit;
   opts.toolkit = optToolkit;
   opts.folds = !optCompileNoFolds;
+  opts.peel = !optCompileNoPeel;
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;
   FailureOr<mlir::fmha::CompileResult> res =

@@ -60,6 +60,7 @@ static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init
 static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
+static cl::opt<bool> optNoPeel("no-peel", cl::desc("skip fmha-peel-masked-tiles on a GPU target: every KV tile masked (measurements; the host never peels)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<std::string> optMutateDescales(
@@ -353,6 +354,7 @@ int main(int argc, char **argv) {
   mlir::fmha::CpuKernelOptions kopt;
   kopt.target = optTarget;
   kopt.folds = !optNoFolds;
+  kopt.peel = !optNoPeel;
   kopt.optLevel = optOptLevel;
   kopt.blockM = optBlockM;
   kopt.blockN = optBlockN;

@@ -30,6 +30,8 @@ struct CompileOptions {
   std::string emit = "bin";
   std::string toolkit; ///< folder with llvm/bin/ld.lld; "" = the build's
   bool folds = true;
+  /// fmha-peel-masked-tiles (false masks every KV tile; for measurements).
+  bool peel = true;
   /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
   unsigned linkSeconds = kDefaultLinkSeconds;
 };

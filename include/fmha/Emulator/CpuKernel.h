@@ -35,6 +35,9 @@ struct CpuKernelOptions {
   /// host | gfx942 | gfx950 | sm_90.
   std::string target = "host";
   bool folds = true;
+  /// fmha-peel-masked-tiles for a GPU target (false: every tile masked). The
+  /// host target never peels (HostPipelineOptions::peel).
+  bool peel = true;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)
   /// Overrides of the chosen config (0 / -1: keep).
   int64_t blockM = 0, blockN = 0, shift = -1;

@@ -27,15 +27,25 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
       llvm::cl::desc("run the folds (descales, exp2 shift, vd rescale); off gives "
                      "the unfolded tiled form, for measurements"),
       llvm::cl::init(true)};
+  /// Off by default on the host: the split loop doubles the JIT's code (and
+  /// its compile time) and buys nothing on the CPU; the GPU pipelines run it.
+  PassOptions::Option<bool> peel{
+      *this, "peel",
+      llvm::cl::desc("run fmha-peel-masked-tiles (full tiles without a mask); "
+                     "off by default on the host, where it doubles the JIT's "
+                     "code for no gain"),
+      llvm::cl::init(false)};
 };
 
 /// The tiled stages every target shares:
 ///   fmha-select-config{chip=...}, fmha-tile, fmha-fold-descales,
-///   fmha-fold-exp2-shift, fmha-fold-vd-rescale, fmha-prefetch-page-ids
+///   fmha-fold-exp2-shift, fmha-fold-vd-rescale, fmha-prefetch-page-ids,
+///   fmha-peel-masked-tiles (unless `peel` is false), fmha-expand-masks
 /// `perTokenPrefetch` false leaves per-token page ids in their tile (the GPU
 /// lowering loads them per lane; carrying them would cost registers).
 void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
-                             bool folds = true, bool perTokenPrefetch = true);
+                             bool folds = true, bool perTokenPrefetch = true,
+                             bool peel = true);
 
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   /// A GPU chip of the chip table (fmha/Support/Chips.h). gfx942 here and in
@@ -51,6 +61,10 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<bool> folds{
       *this, "folds",
       llvm::cl::desc("run the folds (descales, exp2 shift, vd rescale)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> peel{
+      *this, "peel",
+      llvm::cl::desc("run fmha-peel-masked-tiles (full tiles without a mask)"),
       llvm::cl::init(true)};
   PassOptions::Option<std::string> format{
       *this, "format",
@@ -123,7 +137,7 @@ void buildFmhaToHostPipeline(OpPassManager &pm,
 /// convert-fmha-to-gpu{chip}. Ends at the
 /// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
 void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
-                                   bool folds);
+                                   bool folds, bool peel = true);
 
 /// fmha-to-lanes-pipeline: the lane emulator's compile (docs/LANE_EMULATOR.md).
 /// The GPU front half for the chip, then fmha-lanes-to-host and the host

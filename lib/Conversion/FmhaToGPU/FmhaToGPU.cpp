@@ -14,6 +14,8 @@
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
+#include "llvm/ADT/MapVector.h"
+
 namespace mlir {
 namespace fmha {
 #define GEN_PASS_DEF_CONVERTFMHATOGPU
@@ -58,13 +60,23 @@ struct ConvertFmhaToGPUPass
     if (!tileTarget->mmaAtom(kvElem))
       return kernel.emitOpError(prefix)
              << "the chip's MMA does not take " << kvElem;
-    // Every K / V tile is staged in its own LDS (shared memory) buffer of
-    // the tile's bytes (MemoryPatterns.cpp, GatherKVPattern).
-    int64_t ldsBytes = 0;
+    // Every K / V tile is staged in an LDS (shared memory) buffer of the
+    // tile's bytes (MemoryPatterns.cpp, GatherKVPattern); the KV loops that
+    // fmha-peel-masked-tiles split one loop into run one after the other and
+    // share them (LowerTiles.cpp): the most any one loop stages.
+    llvm::MapVector<Operation *, int64_t> perLoop;
     kernel.walk([&](GatherKVOp g) {
       VectorType t = g.getTile().getType();
-      ldsBytes += t.getNumElements() * t.getElementTypeBitWidth() / 8;
+      perLoop[g->getParentOp()] += t.getNumElements() * t.getElementTypeBitWidth() / 8;
     });
+    int64_t ldsBytes = 0, kvLoopBytes = 0;
+    for (auto [parent, bytes] : perLoop) {
+      if (parent->hasAttr(kKVLoopAttr))
+        kvLoopBytes = std::max(kvLoopBytes, bytes);
+      else
+        ldsBytes += bytes;
+    }
+    ldsBytes += kvLoopBytes;
     if (ldsBytes > tileTarget->sharedMemoryBytesPerBlock())
       return kernel.emitOpError(prefix)
              << "the K and V tiles need " << ldsBytes

@@ -24,6 +24,7 @@
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -31,6 +32,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -187,6 +191,11 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   // 3-4. LDS plan, per-lane values.
   LdsBarriers{ti}.visit(kernel.getBody().front());
   LaneContext lc(kernel, ti, cfg, *layout, forms);
+  // The n-th staged tile of every KV loop shares one buffer: the loops
+  // fmha-peel-masked-tiles split one loop into run one after the other, and
+  // each iteration ends with a barrier after its LDS reads.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, Value> shared;
+  llvm::DenseMap<Operation *, int64_t> stagedInLoop;
   kernel.walk([&](Operation *g) {
     if (!isa<GatherKVOp, LoadRowsOp>(g))
       return;
@@ -194,11 +203,22 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     if (!fp || fp->kind != FormKind::KV)
       return; // Q in operand registers
     const ValueForm &f = *fp;
+    Operation *parent = g->getParentOp();
+    std::optional<std::tuple<int64_t, int64_t, int64_t>> slot;
+    if (parent->hasAttr(kKVLoopAttr)) {
+      slot = {stagedInLoop[parent]++, f.ldsRows, f.ldsCols};
+      if (auto it = shared.find(*slot); it != shared.end()) {
+        lc.lds[g] = it->second;
+        return;
+      }
+    }
     auto ldsT = MemRefType::get(
         {f.ldsRows * f.ldsCols}, IntegerType::get(kernel.getContext(), 8),
         AffineMap(),
         gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
     lc.lds[g] = kernel.addWorkgroupAttribution(ldsT, g->getLoc());
+    if (slot)
+      shared[*slot] = lc.lds[g];
     // A swizzled tile is read by the warpgroup MMA through descriptors that
     // assume the swizzle pattern starts at a 1024-byte boundary.
     if (ti.ldsSwizzleBytes(f.ldsCols))

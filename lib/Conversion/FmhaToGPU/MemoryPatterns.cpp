@@ -323,7 +323,11 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
     // One 16-byte row chunk of key start + r (zero past the sequence).
     auto loadChunk = [&](Value r, Value c16) {
       Value key = arith::AddIOp::create(b, start, r);
-      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len);
+      // A full tile (in_bounds) has no key past the sequence: no zero-fill.
+      Value valid = op.getInBounds()
+                        ? arith::ConstantIntOp::create(b, 1, 1).getResult()
+                        : arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len)
+                              .getResult();
       Value id = uniformId ? uniformId
                            : pageIdOfKey(b, ids->pages, ids->op.getPageSize(), key, valid);
       // 64-bit page base: the memref's index arithmetic is i64.

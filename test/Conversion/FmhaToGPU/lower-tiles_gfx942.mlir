@@ -9,7 +9,7 @@
 // RUN: fmha-opt %fmha_src_root/examples/default_request.mlir \
 // RUN:   --fmha-select-config=chip=gfx942 --fmha-tile --fmha-fold-descales \
 // RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale \
-// RUN:   --fmha-prefetch-page-ids=per-token=false --canonicalize --cse \
+// RUN:   --fmha-prefetch-page-ids=per-token=false --fmha-expand-masks --canonicalize --cse \
 // RUN:   --fmha-outline-kernel=chip=gfx942 --convert-fmha-to-gpu=chip=gfx942 -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=NEG < %t.mlir

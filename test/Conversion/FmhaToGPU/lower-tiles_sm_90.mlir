@@ -12,7 +12,7 @@
 // RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir \
 // RUN:   | fmha-opt --fmha-select-config=chip=sm_90 --fmha-tile --fmha-fold-descales \
 // RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale \
-// RUN:   --fmha-prefetch-page-ids=per-token=false --canonicalize --cse \
+// RUN:   --fmha-prefetch-page-ids=per-token=false --fmha-expand-masks --canonicalize --cse \
 // RUN:   --fmha-outline-kernel=chip=sm_90 --convert-fmha-to-gpu=chip=sm_90 -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: grep -c "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" %t.mlir | FileCheck %s --check-prefix=MMA

@@ -2798,3 +2798,21 @@ func.func @runtime_scalars_window_bounds(%q: memref<?x32x128xbf16>,
        mask = #fmha.mask<window, left = 24, right = 0>}
   return
 }
+
+// -----
+
+// fmha.mask_tile takes no window operands or two.
+func.func @mask_tile_one_bound(%s: vector<4x8xf32>, %i: index) -> vector<4x8xf32> {
+  // expected-error @+1 {{takes no window operands or two (left, right), got 1}}
+  %m = fmha.mask_tile %s rows(%i) keys(%i) len(%i) window(%i) {mask = #fmha.mask<window, left = -1, right = -1>} : vector<4x8xf32>
+  return %m : vector<4x8xf32>
+}
+
+// -----
+
+// Run-time window bounds need a window mask.
+func.func @mask_tile_bounds_causal(%s: vector<4x8xf32>, %i: index) -> vector<4x8xf32> {
+  // expected-error @+1 {{window operands need a window mask, got #fmha.mask<causal>}}
+  %m = fmha.mask_tile %s rows(%i) keys(%i) len(%i) window(%i, %i) {mask = #fmha.mask<causal>} : vector<4x8xf32>
+  return %m : vector<4x8xf32>
+}

@@ -1220,3 +1220,13 @@ func.func @memory_space(
        page_size = 16 : i64}
   return
 }
+
+// The tile-level mask op, with and without run-time window bounds.
+// CHECK-LABEL: func.func @mask_tile(
+// CHECK: fmha.mask_tile %{{.*}} rows(%{{.*}}) keys(%{{.*}}) len(%{{.*}}) {mask = #fmha.mask<causal>} : vector<4x8xf32>
+// CHECK: fmha.mask_tile %{{.*}} rows(%{{.*}}) keys(%{{.*}}) len(%{{.*}}) window(%{{.*}}, %{{.*}}) {mask = #fmha.mask<window, left = -1, right = -1>} : vector<4x8xf32>
+func.func @mask_tile(%s: vector<4x8xf32>, %i: index) -> vector<4x8xf32> {
+  %m = fmha.mask_tile %s rows(%i) keys(%i) len(%i) {mask = #fmha.mask<causal>} : vector<4x8xf32>
+  %w = fmha.mask_tile %m rows(%i) keys(%i) len(%i) window(%i, %i) {mask = #fmha.mask<window, left = -1, right = -1>} : vector<4x8xf32>
+  return %w : vector<4x8xf32>
+}

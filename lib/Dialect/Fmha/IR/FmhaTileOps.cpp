@@ -92,3 +92,13 @@ LogicalResult TileMmaOp::verify() {
     return emitOpError() << "result type must equal the acc type";
   return success();
 }
+
+LogicalResult MaskTileOp::verify() {
+  if (!getWindow().empty() && getWindow().size() != 2)
+    return emitOpError() << "takes no window operands or two (left, right), got "
+                         << getWindow().size();
+  if (!getWindow().empty() && !getMask().isWindow())
+    return emitOpError() << "window operands need a window mask, got "
+                         << getMask();
+  return success();
+}

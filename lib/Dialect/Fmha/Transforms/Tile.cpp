@@ -75,7 +75,6 @@ private:
   std::pair<Value, Value> sequencePages(Value bIdx);
   /// [lo, hi) of KV tiles some row of this q tile can see.
   std::pair<Value, Value> kvTileRange(Value row0, Value n, Value off, Value sk);
-  Value visibleMask(Value row0, Value t0, Value off, Value sk);
 
   BatchPrefillOp op;
   ConfigAttr cfg;
@@ -186,49 +185,6 @@ std::pair<Value, Value> TiledFormBuilder::kvTileRange(Value row0, Value n,
   return {tLo, tHi};
 }
 
-Value TiledFormBuilder::visibleMask(Value row0, Value t0, Value off, Value sk) {
-  auto rowsT = VectorType::get({bm}, idx), colsT = VectorType::get({bn}, idx);
-  auto tileT = VectorType::get({bm, bn}, idx);
-  Value rows = arith::AddIOp::create(
-      b, vector::StepOp::create(b, rowsT),
-      splat(rowsT, arith::AddIOp::create(b, row0, off)));
-  Value cols = arith::AddIOp::create(b, vector::StepOp::create(b, colsT),
-                                     splat(colsT, t0));
-  Value a = rowBcast(rows, bn);                   // absolute query position
-  Value j = vector::BroadcastOp::create(b, tileT, cols); // key index
-  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
-    return arith::CmpIOp::create(b, p, x, y);
-  };
-  Value vis = cmp(arith::CmpIPredicate::slt, j, splat(tileT, sk));
-  MaskAttr mask = op.getMask();
-  if (mask.isCausal())
-    vis = arith::AndIOp::create(b, vis, cmp(arith::CmpIPredicate::sle, j, a));
-  if (winRight) {
-    // Run-time bounds: key j is cut by a bound only when the bound is >= 0.
-    auto tileI1 = VectorType::get({bm, bn}, b.getI1Type());
-    auto bound = [&](Value w, arith::CmpIPredicate p, bool add) {
-      Value unbounded = vector::BroadcastOp::create(
-          b, tileI1, cmp(arith::CmpIPredicate::slt, w, cIdx(0)));
-      Value edge = add ? arith::AddIOp::create(b, a, splat(tileT, w)).getResult()
-                       : arith::SubIOp::create(b, a, splat(tileT, w)).getResult();
-      return arith::OrIOp::create(b, unbounded, cmp(p, j, edge)).getResult();
-    };
-    vis = arith::AndIOp::create(b, vis, bound(winRight, arith::CmpIPredicate::sle, true));
-    vis = arith::AndIOp::create(b, vis, bound(winLeft, arith::CmpIPredicate::sge, false));
-  }
-  if (!winRight && mask.isWindow() && mask.getRight() >= 0)
-    vis = arith::AndIOp::create(
-        b, vis,
-        cmp(arith::CmpIPredicate::sle, j,
-            arith::AddIOp::create(b, a, splat(tileT, cIdx(mask.getRight())))));
-  if (!winRight && mask.isWindow() && mask.getLeft() >= 0)
-    vis = arith::AndIOp::create(
-        b, vis,
-        cmp(arith::CmpIPredicate::sge, j,
-            arith::SubIOp::create(b, a, splat(tileT, cIdx(mask.getLeft())))));
-  return vis;
-}
-
 void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   Value c1 = cIdx(1);
   Value qStart = loadIdx(op.getQoIndptr(), bIdx);
@@ -278,6 +234,7 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   auto sT = VectorType::get({bm, bn}, f32), oT = VectorType::get({bm, dv}, f32);
   double negInf = -std::numeric_limits<double>::infinity();
   auto [tLo, tHi] = kvTileRange(row0, n, off, sk);
+  Value qPos = arith::AddIOp::create(b, row0, off); // row 0's absolute position
   auto loop = scf::ForOp::create(
       b, tLo, tHi, c1,
       ValueRange{splatF(rowT, negInf), splatF(rowT, 0.0), splatF(oT, 0.0)});
@@ -324,8 +281,13 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
           b, arith::DivFOp::create(b, s, splatF(sT, cap)));
       s = arith::MulFOp::create(b, t, splatF(sT, cap));
     }
-    s = arith::SelectOp::create(b, visibleMask(row0, t0, off, sk), s,
-                                splatF(sT, negInf));
+    // -inf where SPEC section 3 hides the key (fmha-peel-masked-tiles
+    // drops it on the tiles where it hides none, fmha-expand-masks writes
+    // the rest out).
+    SmallVector<Value> window;
+    if (winRight)
+      window = {winLeft, winRight};
+    s = MaskTileOp::create(b, sT, s, qPos, t0, sk, window, op.getMask());
 
     // Online softmax. A row with nothing visible so far keeps m = -inf and
     // subtracts 0 instead, so exp never sees -inf - -inf.

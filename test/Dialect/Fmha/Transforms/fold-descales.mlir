@@ -12,7 +12,7 @@
 // CHECK-NOT: arith.mulf %[[S]]
 // CHECK: %[[KD:.*]] = fmha.gather_descale {{.*}} -> f32
 // CHECK: %[[SIGMAT:.*]] = arith.mulf %[[SIGMA]], %[[KD]] : f32
-// CHECK: %[[MASKED:.*]] = arith.select %{{.*}}, %[[S]], %{{.*}} : vector<16x32xi1>, vector<16x32xf32>
+// CHECK: %[[MASKED:.*]] = fmha.mask_tile %[[S]] rows({{.*}} : vector<16x32xf32>
 // CHECK: %[[RMAX:.*]] = vector.multi_reduction <maximumf>, %[[MASKED]]
 // CHECK: %[[KDROW:.*]] = vector.broadcast %[[KD]] : f32 to vector<16xf32>
 // CHECK: arith.mulf %[[RMAX]], %[[KDROW]] : vector<16xf32>

@@ -13,7 +13,10 @@
 // CHECK: fmha.tile_mma %[[Q]], %[[K]], %{{.*}} {transpose_rhs}
 // CHECK: %[[KD:.*]] = fmha.gather_descale {{.*}}[%[[IDS]]] {{.*}} -> f32
 // CHECK: %[[VD:.*]] = fmha.gather_descale {{.*}}[%[[IDS]]] {{.*}} -> f32
-// CHECK: arith.cmpi sle
+// The mask is one op: row 0's absolute query position, the tile's first key,
+// Sk, and the mask attribute (fmha-expand-masks writes it out later).
+// CHECK: fmha.mask_tile %{{.*}} rows(%{{.*}}) keys(%{{.*}}) len(%{{.*}}) {mask = #fmha.mask<causal>} : vector<16x32xf32>
+// CHECK-NOT: arith.cmpi sle
 // CHECK: vector.multi_reduction <maximumf>
 // CHECK: math.exp
 // CHECK: vector.multi_reduction <add>
@@ -75,6 +78,7 @@ func.func @kv_blockscale_page16_block_table(
 // CHECK-LABEL: func @negative_none_bf16
 // CHECK-NOT: fmha.gather_descale
 // CHECK-NOT: arith.cmpi sle
+// CHECK: fmha.mask_tile {{.*}} {mask = #fmha.mask<none>}
 // CHECK: arith.truncf {{.*}} : vector<16x32xf32> to vector<16x32xbf16>
 // CHECK-NOT: fmha.gather_descale
 func.func @negative_none_bf16(
@@ -103,15 +107,16 @@ func.func @negative_none_bf16(
 // CHECK: %[[BITS:.*]] = memref.load %[[RS:.*]][%[[C0]]] : memref<3xi32>
 // CHECK: %[[SM:.*]] = arith.bitcast %[[BITS]] : i32 to f32
 // CHECK: %[[L:.*]] = memref.load %[[RS]][%{{.*}}] : memref<3xi32>
+// CHECK: %[[LI:.*]] = arith.index_cast %[[L]] : i32 to index
 // CHECK: %[[R:.*]] = memref.load %[[RS]][%{{.*}}] : memref<3xi32>
+// CHECK: %[[RI:.*]] = arith.index_cast %[[R]] : i32 to index
 // CHECK: %[[QD:.*]] = memref.load %{{.*}} : memref<1xf32>
 // CHECK: arith.mulf %[[QD]], %[[SM]] : f32
 // CHECK: arith.cmpi sge
 // CHECK: arith.select
 // CHECK: arith.select
 // CHECK: scf.for
-// CHECK: arith.ori
-// CHECK: arith.ori
+// CHECK: fmha.mask_tile {{.*}} window(%[[LI]], %[[RI]]) {mask = #fmha.mask<window, left = -1, right = -1>}
 // CHECK-NOT: 8.838
 func.func @runtime_scalars_window(
     %q: memref<?x8x128xf8E4M3FN>, %k: memref<?x16x2x128xf8E4M3FN>,

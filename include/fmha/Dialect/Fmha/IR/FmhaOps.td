@@ -198,11 +198,13 @@ def Fmha_GatherKVOp : Fmha_Op<"gather_kv", [MemoryEffects<[MemRead]>]> {
     `cache[ids[j], (tile_start + j) % P, head, :]` (nhd) or
     `cache[ids[j], head, (tile_start + j) % P, :]` (hnd), and zero for
     tokens at or past `seq_len` (never read). `ids` is the result of
-    `fmha.page_ids` (per token, or one uniform id).
+    `fmha.page_ids` (per token, or one uniform id). `in_bounds` states that
+    every token of the tile is before `seq_len` (fmha-peel-masked-tiles sets
+    it on the full tiles): a target then needs no zero-fill.
   }];
   let arguments = (ins AnyMemRef:$cache, AnyTypeOf<[I32, VectorOfRankAndType<[1], [I32]>]>:$ids,
                        Index:$head, Index:$tile_start, Index:$seq_len,
-                       Fmha_KVLayoutAttr:$kv_layout);
+                       Fmha_KVLayoutAttr:$kv_layout, UnitAttr:$in_bounds);
   let results = (outs VectorOfRank<[2]>:$tile);
   let assemblyFormat = [{
     $cache `[` $ids `]` `head` `(` $head `)` `tile` `(` $tile_start `,` $seq_len `)`
@@ -248,6 +250,40 @@ def Fmha_TileMmaOp : Fmha_Op<"tile_mma", [Pure, AllTypesMatch<["acc", "result"]>
   let assemblyFormat = [{
     $lhs `,` $rhs `,` $acc (`k_scale` `(` $k_scale^ `:` type($k_scale) `)`)?
     attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_MaskTileOp : Fmha_Op<"mask_tile", [Pure, AllTypesMatch<["scores", "result"]>]> {
+  let summary = "the mask of SPEC section 3 on one tile of scores: -inf where a key is hidden";
+  let description = [{
+    Element (r, j) of the result is `scores[r, j]` when key `key_start + j`
+    is visible to the query at absolute position `q_pos + r` (bottom-right
+    aligned: `q_pos` is row 0's query index plus Sk - Sq) and -inf when it
+    is not: keys at or past `seq_len` are hidden, and `mask` hides keys
+    after the query (causal) or outside the window. With two `window`
+    operands (left, right; run-time bounds, -1 = unbounded) they replace
+    the window attribute's constant bounds.
+
+    The mask is an op of its own so that `fmha-peel-masked-tiles` can tell
+    from its operands which KV tiles it leaves unchanged (the full tiles)
+    and split them into a loop without it; `fmha-expand-masks` then writes
+    the remaining ones as compares and a select.
+
+    ```mlir
+    %m = fmha.mask_tile %s rows(%qpos) keys(%t0) len(%sk)
+        {mask = #fmha.mask<causal>} : vector<128x128xf32>
+    %w = fmha.mask_tile %s rows(%qpos) keys(%t0) len(%sk) window(%l, %r)
+        {mask = #fmha.mask<window, left = -1, right = -1>} : vector<128x128xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[2], [F32]>:$scores, Index:$q_pos,
+                       Index:$key_start, Index:$seq_len,
+                       Variadic<Index>:$window, Fmha_MaskAttr:$mask);
+  let results = (outs VectorOfRankAndType<[2], [F32]>:$result);
+  let assemblyFormat = [{
+    $scores `rows` `(` $q_pos `)` `keys` `(` $key_start `)` `len` `(` $seq_len `)`
+    (`window` `(` $window^ `)`)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
 }

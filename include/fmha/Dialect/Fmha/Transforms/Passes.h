@@ -18,6 +18,11 @@ namespace fmha {
 /// iter_args are the running row max m, row sum l and accumulator o; passes
 /// that carry more state (the page-id prefetch) append after them.
 inline constexpr const char *kKVLoopAttr = "fmha.kv_loop";
+/// Marker fmha-peel-masked-tiles puts on the KV loop of the full tiles (no
+/// mask: every key of every tile before seq_len and visible to every row).
+inline constexpr const char *kFullTilesAttr = "fmha.full_tiles";
+/// ... and on the KV loops it leaves masked (the tiles before and after).
+inline constexpr const char *kMaskedTilesAttr = "fmha.masked_tiles";
 /// The #fmha.config fmha-tile leaves on the grid (scf.forall) it writes.
 inline constexpr const char *kGridConfigAttr = "fmha.config";
 enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };

@@ -263,4 +263,68 @@ def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
   ];
 }
 
+def FmhaPeelMaskedTiles : Pass<"fmha-peel-masked-tiles"> {
+  let summary = "Split each KV loop so that the tiles its mask leaves unchanged run without it";
+  let description = [{
+    A KV tile is full when the `fmha.mask_tile` of its iteration hides no
+    score: every key lies before seq_len, after no query of the tile
+    (causal), and inside every row's window. For a KV loop (`fmha.kv_loop`,
+    step 1) whose body holds one `fmha.mask_tile` with key_start = iv * C
+    (C > 0) and loop-invariant q_pos, seq_len and window bounds, the full
+    tiles are one run of iterations [f_lo, f_hi), computed before the loop
+    from those operands and the mask (the conditions are linear in iv). The
+    loop is split there: the iterations before f_lo (only with a window's
+    left bound), the full ones, then the rest, each loop carrying the
+    previous one's results in the same order, so the result is the one the
+    unsplit loop computes, bit for bit. The middle loop, marked
+    `fmha.full_tiles`, has no mask; every copy keeps `fmha.kv_loop` and the
+    other markers. For a causal q tile over a long prefix that leaves the
+    diagonal tiles (at most two at BlockM = 2 x BlockN) and the ragged tail
+    masked.
+
+    Loops it cannot prove this for (no mask_tile, more than one, a bound
+    defined in the loop, another step) are left alone. Run after the folds
+    and fmha-prefetch-page-ids: the split is a plain loop split, so what
+    those passes carried between iterations carries across the loops too.
+
+    ```mlir
+    // before
+    %r:3 = scf.for %t = %lo to %hi step %c1 iter_args(...) {
+      %t0 = arith.muli %t, %c128 : index
+      ...
+      %sm = fmha.mask_tile %s rows(%qpos) keys(%t0) len(%sk)
+          {mask = #fmha.mask<causal>} : vector<128x128xf32>
+      ...
+    } {fmha.kv_loop}
+    // after
+    %f:3 = scf.for %t = %lo to %fhi step %c1 iter_args(...) {
+      ...   // %s used directly
+    } {fmha.full_tiles, fmha.kv_loop}
+    %r:3 = scf.for %t = %fhi to %hi step %c1 iter_args(.. = %f#0, ...) {
+      ...   // masked as before
+    } {fmha.kv_loop}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numPeeled", "num-peeled", "KV loops split around their full tiles">
+  ];
+}
+
+def FmhaExpandMasks : Pass<"fmha-expand-masks"> {
+  let summary = "Write every fmha.mask_tile as index compares and a select";
+  let description = [{
+    `fmha.mask_tile` becomes the arithmetic of SPEC section 3 on vectors: the
+    query positions `q_pos + step(BlockM)` and key indices
+    `key_start + step(BlockN)` broadcast to the tile, one `arith.cmpi` per
+    rule (key < seq_len; key <= query for causal; the window's bounds, each
+    only when it is >= 0 for run-time bounds), their `arith.andi`, and an
+    `arith.select` of the scores against -inf. The targets lower these as
+    they lower any elementwise op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The KV loops of an AMDGPU assembly file (fmha-compile --emit=isa).
+
+A loop is the stretch from a label to a later branch back to it. For every
+loop with MFMAs it prints one line, in program order:
+  loop N: instructions I, mfma M, v_cmp C, v_cndmask S, s_nop P
+(instructions: lines that are not labels, directives or comments). The ISA
+tests check these counts with FileCheck.
+
+With --steady K=N,..., it also checks the steady-state loop (as the
+workplace's loop model picks it: among the loops with the most MFMAs, the one
+with the fewest instructions): each count K at most N. It prints one line per
+limit and exits 1 when one is over, so a regression fails the test.
+"""
+import re
+import sys
+
+
+def main(path, limits=None):
+    lines = [l.split(";")[0].rstrip() for l in open(path)]
+    labels = {}
+    insts = []  # (index in lines, mnemonic, text)
+    for i, l in enumerate(lines):
+        s = l.strip()
+        if not s:
+            continue
+        m = re.match(r"^(\.?[A-Za-z_$][\w.$]*):", s)
+        if m:
+            labels[m.group(1)] = len(insts)
+            continue
+        if s.startswith("."):
+            continue
+        insts.append(s)
+    loops = []
+    for j, s in enumerate(insts):
+        m = re.match(r"^s_(cbranch_\w+|branch)\s+(\S+)", s)
+        if m and m.group(2) in labels and labels[m.group(2)] <= j:
+            loops.append((labels[m.group(2)], j + 1))
+    counted = []
+    for a, b in loops:
+        body = insts[a:b]
+        mnem = [x.split()[0] for x in body]
+        c = {"instructions": len(body),
+             "mfma": sum(x.startswith("v_mfma") for x in mnem),
+             "v_cmp": sum(x.startswith("v_cmp") for x in mnem),
+             "v_cndmask": sum(x.startswith("v_cndmask") for x in mnem),
+             "s_nop": sum(x == "s_nop" for x in mnem)}
+        if not c["mfma"]:
+            continue
+        print(f"loop {len(counted)}: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+        counted.append(c)
+    if limits is None:
+        return 0
+    if not counted:
+        print("steady: no loop with MFMAs")
+        return 1
+    most = max(c["mfma"] for c in counted)
+    steady = min((c for c in counted if c["mfma"] == most),
+                 key=lambda c: c["instructions"])
+    bad = 0
+    for item in limits.split(","):
+        k, n = item.split("=")
+        ok = steady[k] <= int(n)
+        bad |= not ok
+        print(f"steady: {k} {steady[k]} {'<=' if ok else '>'} {n}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    limits = None
+    if "--steady" in args:
+        i = args.index("--steady")
+        limits = args[i + 1]
+        del args[i:i + 2]
+    sys.exit(main(args[0], limits))
