@@ -119,7 +119,8 @@ namespace {
 /// one (bench/NOTES.md). The code it schedules is tests' code, where compile
 /// time dominates. The option is process-wide: it is set back to the
 /// target's default when the JIT has compiled, before anything else (a GPU
-/// code object) is generated.
+/// code object) is generated. Two compiles on two threads at once may see
+/// each other's setting: that changes how fast one compiles, not what.
 class FastJitScheduler {
 public:
   FastJitScheduler() {
