@@ -32,6 +32,10 @@ REQUESTS = [
     ("P=1024, kv_blockscale, no mask", ["--mask", "none"]),
     ("P=16, kv_blockscale, causal", ["--page-size", "16"]),
     ("P=1024, per_tensor, causal", ["--quant", "per_tensor"]),
+    ("P=64, kv_blockscale, causal", ["--page-size", "64"]),
+    ("P=1024, kv_blockscale, window(256, 0)", ["--mask", "window:256,0"]),
+    ("D=64, P=1024, kv_blockscale, causal", ["--head-dim", "64"]),
+    ("D=256, P=1024, kv_blockscale, causal", ["--head-dim", "256"]),
 ]
 MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64}
 
@@ -72,6 +76,7 @@ def one(build, stats, chip, flags, tmp):
         "chip": chip, "flags": flags,
         "vgpr": man["vgpr"], "agpr": man["agpr"], "sgpr": man["sgpr"], "lds": man["lds_bytes"],
         "scratch": man["scratch_bytes"], "spills": man["vgpr_spills"] + man["sgpr_spills"],
+        "vgpr_spills": man["vgpr_spills"], "sgpr_spills": man["sgpr_spills"],
         "waves_per_simd": man["waves_per_simd"],
         "loop_instructions": n, "mfma_kinds": kinds, "mfma": counts.get("mfma", 0),
         "mfma_min_per_wave": minimum // 4,
@@ -82,6 +87,43 @@ def one(build, stats, chip, flags, tmp):
         "mfma_cycles": float(m.group(2)) if m else float("nan"),
         "mfma_fraction": float(m.group(3)) if m else float("nan"),
     }
+
+
+def goals(rows):
+    """Issue 15 item 4's goals, from the rows (the same model)."""
+    by = {(r["chip"], r["label"]): r for r in rows}
+    lab = [l for l, _ in REQUESTS]
+    default, p16, p64, win, d64, d256 = lab[0], lab[2], lab[4], lab[5], lab[6], lab[7]
+
+    def per_mfma(r):
+        return (r["loop_instructions"] - r["mfma"]) / r["mfma"]
+
+    out = ["| goal (issue 15, item 4) | measured | met |", "|---|---|---|"]
+
+    def add(goal, value, ok):
+        out.append(f"| {goal} | {value} | {'yes' if ok else 'no'} |")
+
+    g = by[("gfx942", default)]
+    add("gfx942 default: <= 7.5 non-MFMA per MFMA", f"{per_mfma(g):.2f}", per_mfma(g) <= 7.5)
+    add("gfx942 default: MFMA fraction >= 0.60", f"{g['mfma_fraction']:.2f}", g["mfma_fraction"] >= 0.60)
+    g950 = by[("gfx950", default)]
+    add("gfx950 default: <= 24 non-MFMA per K=64 MFMA", f"{per_mfma(g950):.1f}", per_mfma(g950) <= 24)
+    for chip in ("gfx942", "gfx950"):
+        base = by[(chip, default)]["mca_cycles"]
+        for label, name in ((p16, "page 16"), (p64, "page 64")):
+            ratio = by[(chip, label)]["mca_cycles"] / base
+            add(f"{chip} {name}: <= 1.25x the cycles of page 1024", f"{ratio:.2f}x", ratio <= 1.25)
+        w = by[(chip, win)]
+        ratio = w["mca_cycles"] / base
+        add(f"{chip} window: <= 1.2x causal, no SGPR spills",
+            f"{ratio:.2f}x, {w['sgpr_spills']} SGPR spills", ratio <= 1.2 and w["sgpr_spills"] == 0)
+        r64 = by[(chip, d64)]
+        if chip == "gfx942":
+            add("gfx942 D 64: <= 10 non-MFMA per MFMA", f"{per_mfma(r64):.2f}", per_mfma(r64) <= 10)
+        r256 = by[(chip, d256)]
+        add(f"{chip} D 256: no spills", f"{r256['vgpr_spills']} VGPR, {r256['sgpr_spills']} SGPR spills, "
+            f"{r256['waves_per_simd']} waves/SIMD", r256["spills"] == 0)
+    return "\n".join(out)
 
 
 def main():
@@ -110,7 +152,7 @@ def main():
             f"{kinds} ({r['mfma_min_per_wave']}) | {r['valu']} | {r['salu']} | {r['lds_ops']} | {r['vmem']} | "
             f"{r['smem']} | {r['waitcnt']} | {r['v_exp']} | {r['cvt_fp8']} | {r['mca_cycles']:.0f} | "
             f"{r['mfma_fraction']:.2f} |")
-    table = "\n".join(lines)
+    table = "\n".join(lines) + "\n\n" + goals(rows)
     print(table)
     if a.markdown:
         with open(a.markdown, "w") as f:

@@ -712,9 +712,15 @@ void fmha_lane_out_of_bounds(int32_t site, int64_t index, int64_t bound,
     return;
   std::string at = tLaunch && tLaunch->current ? "in " + where(*tLaunch, self())
                                                : std::string("outside a launch");
-  tError = "out-of-bounds memory access " + at + " at site " + std::to_string(site) +
-           ": index " + std::to_string(index) + " on dim " + std::to_string(dim) +
-           ", bound " + std::to_string(bound);
+  if (dim == kStraddle)
+    tError = "load across the end of a bounded view " + at + " at site " +
+             std::to_string(site) + ": from byte " + std::to_string(index) +
+             ", valid bytes " + std::to_string(bound) +
+             " (the hardware's result is neither the data nor zero)";
+  else
+    tError = "out-of-bounds memory access " + at + " at site " + std::to_string(site) +
+             ": index " + std::to_string(index) + " on dim " + std::to_string(dim) +
+             ", bound " + std::to_string(bound);
   tFirstIsOutOfBounds = true;
 }
 

@@ -544,6 +544,31 @@ void makeCache(const Request &req, uint64_t tensor, uint64_t spreadStream,
     }
   });
 }
+/// The slots of each sequence's last page from Sk_b on hold NaN codes, as a
+/// serving cache may hold stale values there (SPEC section 1): a kernel
+/// whose product reads them (0 x NaN) shows NaN. After quantization, so the
+/// descales are those of the whole page's generated values.
+void poisonPageTails(Inputs &in) {
+  const Request &req = in.req;
+  const int64_t P = req.page_size, H = req.num_kv_heads;
+  const size_t esz = dtypeSize(req.kv_dtype);
+  const bool fnuz = req.kv_dtype == DType::F8E4M3FNUZ || req.kv_dtype == DType::F8E5M2FNUZ;
+  for (int64_t b = 0; b < req.batch(); ++b) {
+    const int64_t len = in.table.seqLen(TableForm::CSR, b);
+    const int64_t n = in.table.numPages(TableForm::CSR, b);
+    if (n == 0 || len % P == 0)
+      continue;
+    const int32_t page = in.table.pages(TableForm::CSR, b)[n - 1];
+    for (int64_t slot = len % P; slot < P; ++slot)
+      for (int64_t h = 0; h < H; ++h)
+        for (auto [cache, dim] : {std::pair{&in.k_cache, req.head_dim},
+                                  std::pair{&in.v_cache, req.headDimV()}}) {
+          uint8_t *at = cache->data() + in.kvIndex(page, slot, h, 0, dim) * esz;
+          // 0x80: the FNUZ NaN; 0xFF bytes: a NaN of every other kv type.
+          std::memset(at, fnuz ? 0x80 : 0xFF, static_cast<size_t>(dim) * esz);
+        }
+  }
+}
 } // namespace
 
 Inputs makeInputs(const Request &req) {
@@ -585,6 +610,7 @@ Inputs makeInputs(const Request &req) {
             in.kv_descale, 0);
   makeCache(req, kStreamV, kStreamVSpread, nPages, req.headDimV(), in.v_cache,
             in.kv_descale, 1);
+  poisonPageTails(in);
   return in;
 }
 

@@ -29,7 +29,12 @@
 //   void    fmha_lane_out_of_bounds(i32 site, i64 index, i64 bound, i32 dim)
 //                                              // check-bounds: a memory
 //                                              // access with index outside
-//                                              // [0, bound) on dim `dim`
+//                                              // [0, bound) on dim `dim`;
+//                                              // dim kStraddle: a load
+//                                              // through a bounded view
+//                                              // (amdgpu.fat_raw_buffer_cast)
+//                                              // from byte `index` across
+//                                              // its valid bytes `bound`
 //
 // A "site" is the id of the op that made the call; the lanes of a wave must
 // meet at the same site. The wave-op sites of a kernel come first, then
@@ -57,6 +62,8 @@ inline constexpr const char *kPermB32 = "fmha_lane_perm_b32";
 inline constexpr const char *kExp2 = "fmha_lane_exp2";
 inline constexpr const char *kLog2 = "fmha_lane_log2";
 inline constexpr const char *kOutOfBounds = "fmha_lane_out_of_bounds";
+/// fmha_lane_out_of_bounds's dim for a load across a bounded view's end.
+inline constexpr int32_t kStraddle = -1;
 
 /// fmha_lane_id's argument.
 enum LaneId : int32_t {

@@ -134,6 +134,13 @@ public:
         .getResult(0);
   }
 
+  bool hasBoundedViews() const override { return true; }
+  Value boundedView(OpBuilder &b, Location loc, Value view,
+                    Value validBytes) const override {
+    return amdgpu::FatRawBufferCastOp::create(
+        b, loc, view, validBytes, /*cacheSwizzleStride=*/Value(),
+        /*boundsCheck=*/true, /*resetOffset=*/true);
+  }
   Value broadcastFirstLane(OpBuilder &b, Location loc, Value v) const override {
     return ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v);
   }

@@ -236,9 +236,9 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   b.setInsertionPoint(&entry, bodyStart);
   lc.tidV = laneToI32(b, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   lc.laneV = arith::RemUIOp::create(b, lc.tidV, laneConstI32(b, layout->wave));
-  Value w = ti.broadcastFirstLane(
+  lc.waveV = ti.broadcastFirstLane(
       b, b.getLoc(), arith::DivUIOp::create(b, lc.tidV, laneConstI32(b, layout->wave)));
-  lc.waveRow0 = arith::MulIOp::create(b, w, laneConstI32(b, layout->rowsPerWave));
+  lc.waveRow0 = arith::MulIOp::create(b, lc.waveV, laneConstI32(b, layout->rowsPerWave));
   lc.qLaneV = laneEmitBits(b, layout->qLane, lc.laneV);
   lc.nLaneV = laneEmitBits(b, layout->nLane, lc.laneV);
 

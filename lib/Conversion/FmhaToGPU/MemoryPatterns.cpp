@@ -13,7 +13,10 @@
 //   last key's page.
 // - fmha.gather_kv: the tile staged in its LDS buffer in 16-byte chunks, K
 //   row-major, V transposed at the chip's pvKeyPosition (runs of keys it
-//   keeps adjacent transposed in registers); keys past the end are zero.
+//   keeps adjacent transposed in registers); keys past the end are zero. A
+//   tile in one page is read through the chip's bounded view of its rows
+//   (AMDGPU: a raw buffer, zero past the sequence's last key) where the
+//   chip has one.
 //   On sm_90a the rows are swizzled for the warpgroup MMA
 //   (LaneContext::ldsOffset), and Q is staged the same way (the MMA reads
 //   both of S = Q K^T's operands from shared memory).
@@ -279,7 +282,16 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
           // filled last page"). Past-the-end keys are masked, so their own
           // descale never matters. A tile is only processed when len >= 1.
           int64_t rj = rep / l.accPerLane(), rv = rep % l.accPerLane();
-          Value key = arith::AddIOp::create(b, ids.start, lc.colOf(b, rj, rv));
+          // A group in one page on every lane (tiles of whole pages, the
+          // page no larger than a lane's run of columns: pages of 8 keys or
+          // more on AMDGPU) takes lane 0's key, a constant past the tile's
+          // start: the id and descale loads are then wave-uniform (scalar
+          // loads on AMDGPU). A past-the-end key of lane 0 clamps into the
+          // same page, since the group's other keys share it.
+          std::vector<int64_t> pg = pagesOf(rep);
+          bool uniform = aligned && llvm::all_equal(pg);
+          Value col = uniform ? laneConstI32(b, l.columnOf(0, rj, rv)) : lc.colOf(b, rj, rv);
+          Value key = arith::AddIOp::create(b, ids.start, col);
           key = arith::MinSIOp::create(
               b, key, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)));
           Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
@@ -297,6 +309,49 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
 
 struct GatherKVPattern : LanePattern<GatherKVOp> {
   using LanePattern::LanePattern;
+  /// The rows of page `id` from key `start` (slot start % P) to the page's
+  /// end, for head `head`, as the chip's bounded view (bytes valid up to the
+  /// sequence's last key, every row of the view when in_bounds); null when
+  /// the chip has none or the cache's row stride is not static. `start` is
+  /// the tile's first key (one page per tile) or a wave's first key.
+  Value tileRowsView(ImplicitLocOpBuilder &b, Value cache, MemRefType cacheT,
+                     bool nhd, int64_t pageSize, Value id, Value head,
+                     Value start, Value len, bool inBounds) const {
+    if (!lc.ti.hasBoundedViews())
+      return {};
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(cacheT.getStridesAndOffset(strides, offset)))
+      return {};
+    int64_t rowStride = strides[nhd ? 1 : 2];
+    if (ShapedType::isDynamic(rowStride))
+      return {};
+    Value slot0 = arith::RemUIOp::create(b, start, laneConstI32(b, pageSize));
+    Value rows = arith::SubIOp::create(b, laneConstI32(b, pageSize), slot0);
+    Value valid = rows;
+    if (!inBounds) {
+      Value left = arith::SubIOp::create(b, len, start);
+      valid = arith::MaxSIOp::create(
+          b, arith::MinSIOp::create(b, left, rows), laneConstI32(b, 0));
+    }
+    Value bytes = arith::MulIOp::create(
+        b, arith::ExtUIOp::create(b, b.getI64Type(), valid),
+        arith::ConstantIntOp::create(b, b.getI64Type(), rowStride));
+    OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+    OpFoldResult d = b.getIndexAttr(cacheT.getDimSize(3));
+    Value pageIx = laneToIndex(b, id), slotIx = laneToIndex(b, slot0),
+          rowsIx = laneToIndex(b, rows);
+    SmallVector<OpFoldResult> offs =
+        nhd ? SmallVector<OpFoldResult>{pageIx, slotIx, head, zero}
+            : SmallVector<OpFoldResult>{pageIx, head, slotIx, zero};
+    SmallVector<OpFoldResult> sizes =
+        nhd ? SmallVector<OpFoldResult>{one, rowsIx, one, d}
+            : SmallVector<OpFoldResult>{one, one, rowsIx, d};
+    Value view = memref::SubViewOp::create(b, cache, offs, sizes,
+                                           SmallVector<OpFoldResult>(4, one));
+    return lc.ti.boundedView(b, b.getLoc(), view, bytes);
+  }
+
   LogicalResult matchAndRewrite(GatherKVOp op, OneToNOpAdaptor a,
                                 ConversionPatternRewriter &rw) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rw);
@@ -320,8 +375,25 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       uniformId = lc.ti.broadcastFirstLane(b, b.getLoc(), a.getIds()[0]);
     VectorType vt = VectorType::get({chunk}, b.getI8Type());
     Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
-    // One 16-byte row chunk of key start + r (zero past the sequence).
-    auto loadChunk = [&](Value r, Value c16) {
+    // A tile in one page, on a chip with bounded views: its rows from the
+    // tile's first key as one view (a wave-uniform base; a lane's offset
+    // r * row stride + c16 stays the same every tile), bounded at the
+    // sequence's last key, so a key past the end reads zero without a
+    // compare and select per chunk.
+    Value rows;
+    if (uniformId)
+      rows = tileRowsView(b, cache, cacheT, nhd, pageSize, uniformId, head,
+                          start, len, op.getInBounds());
+    // One 16-byte row chunk of key start + r (zero past the sequence),
+    // through `view` at row `inView` when there is one.
+    auto loadChunk = [&](Value r, Value c16, Value view, Value inView) {
+      if (view) {
+        Value c0 = arith::ConstantIndexOp::create(b, 0);
+        Value ri = laneToIndex(b, inView), ci = laneToIndex(b, c16);
+        SmallVector<Value> ix = nhd ? SmallVector<Value>{c0, ri, c0, ci}
+                                    : SmallVector<Value>{c0, c0, ri, ci};
+        return Value(vector::LoadOp::create(b, vt, view, ix));
+      }
       Value key = arith::AddIOp::create(b, start, r);
       // A full tile (in_bounds) has no key past the sequence: no zero-fill.
       Value valid = op.getInBounds()
@@ -356,6 +428,33 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       }
     }
     int64_t groups = (bn / keysPer) * perRow;
+    // Per-token ids on tiles of whole pages: the rows one wave loads in one
+    // step (wave / perRow * keysPer of them, from a multiple of that) lie in
+    // one page when the page holds a whole number of such runs, so their
+    // page id is wave-uniform and they are read through a bounded view from
+    // the wave's first key (K at pages of 8 keys or more for D 128, V at 32).
+    int64_t waveRows = lc.layout.wave / perRow * keysPer;
+    bool waveUniform = ids && lc.ti.hasBoundedViews() &&
+                       lc.cfg.getPageRegime() == PageRegime::WholePages &&
+                       lc.layout.wave % perRow == 0 && threads % perRow == 0 &&
+                       pageSize % waveRows == 0;
+    Value laneRow; // the lane's first row in its wave's run
+    if (waveUniform)
+      laneRow = arith::MulIOp::create(
+          b, arith::DivUIOp::create(b, lc.laneV, laneConstI32(b, perRow)),
+          laneConstI32(b, keysPer));
+    // K: every chunk's load before the first LDS store, with a scheduling
+    // fence between, so that the loads are in flight together (LLVM
+    // otherwise pairs each load with its store to save registers, and the
+    // wave waits for each load in turn: on gfx950 four waits of the full
+    // load latency per tile).
+    SmallVector<std::pair<Value, Value>> staged; // (chunk, LDS offset)
+    auto storeStaged = [&] {
+      if (staged.size() > 1)
+        lc.ti.schedulingFence(b, b.getLoc());
+      for (auto [v, at] : staged)
+        vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)});
+    };
     for (int64_t i = 0; i < groups / threads; ++i) {
       Value g = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, i * threads));
       Value r0 = arith::MulIOp::create(
@@ -364,15 +463,31 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       Value c16 = arith::MulIOp::create(
           b, arith::RemUIOp::create(b, g, laneConstI32(b, perRow)),
           laneConstI32(b, chunk));
+      // The view this step reads through, and the lane's row in it.
+      Value view = rows, inView = r0;
+      if (waveUniform) {
+        Value first = arith::AddIOp::create(
+            b, start,
+            arith::AddIOp::create(
+                b, laneConstI32(b, i * (threads / perRow) * keysPer),
+                arith::MulIOp::create(b, lc.waveV, laneConstI32(b, waveRows))));
+        Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, len);
+        Value id = pageIdOfKey(b, ids->pages, pageSize, first, valid);
+        view = tileRowsView(b, cache, cacheT, nhd, pageSize, id, head, first, len,
+                            op.getInBounds());
+        inView = laneRow;
+      }
+      auto rowAt = [&](int64_t k) {
+        return k ? Value(arith::AddIOp::create(b, inView, laneConstI32(b, k))) : inView;
+      };
       if (!f.isV) {
-        Value v = loadChunk(r0, c16);
-        Value at = lc.ldsOffset(b, f, r0, c16);
-        vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)});
+        staged.push_back({loadChunk(r0, c16, view, inView), lc.ldsOffset(b, f, r0, c16)});
         continue;
       }
       SmallVector<Value> rowsK;
       for (int64_t k = 0; k < keysPer; ++k)
-        rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16));
+        rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16,
+                                  view, rowAt(k)));
       Value p = laneEmitBits(b, *pos, r0);
       if (keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
         // 4 keys x 4 bytes per dword column: a 4 x 4 byte transpose in two
@@ -416,6 +531,7 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
         vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)});
       }
     }
+    storeStaged();
     LaneValues out;
     out.lds = lds;
     rw.replaceOpWithMultiple(op, {lc.pack(f, out)});

@@ -251,6 +251,17 @@ std::string unsupported(Operation *op) {
     return op->getResult(0).getType().isF32() ? "" : "exp2/log of a non-f32 value";
   if (isa<ROCDL::CvtPkFp8F32Op>(op))
     return "";
+  if (auto c = dyn_cast<amdgpu::FatRawBufferCastOp>(op)) {
+    if (!c.getValidBytes())
+      return "a fat_raw_buffer_cast without validBytes";
+    for (Operation *u : c->getUsers()) {
+      auto l = dyn_cast<vector::LoadOp>(u);
+      auto ml = dyn_cast<memref::LoadOp>(u);
+      if (!(l && l.getBase() == c.getResult()) && !(ml && ml.getMemRef() == c.getResult()))
+        return "a fat_raw_buffer_cast used other than by loads";
+    }
+    return "";
+  }
   if (auto m = dyn_cast<amdgpu::MFMAOp>(op)) {
     auto a = dyn_cast<VectorType>(m.getSourceA().getType());
     auto b = dyn_cast<VectorType>(m.getSourceB().getType());
@@ -380,6 +391,7 @@ struct Rewriter {
   void reportOutOfBounds(ImplicitLocOpBuilder &b, int32_t site,
                          ArrayRef<DimCheck> dims);
   void guardAccess(Operation *op);
+  void rewriteBoundedView(amdgpu::FatRawBufferCastOp op);
   void guardSubView(memref::SubViewOp op);
   void rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes);
 };
@@ -670,6 +682,66 @@ void Rewriter::guardAccess(Operation *op) {
   op->erase();
 }
 
+/// amdgpu.fat_raw_buffer_cast (a raw buffer resource): a load through it
+/// reads its source when its bytes lie below validBytes and zero when they
+/// lie at or above it, as the buffer's range check does. A load across
+/// validBytes is reported under check-bounds (kStraddle) and reads zero: the
+/// hardware checks each dword, which the lowering never relies on. The
+/// source's own accesses are then guarded like any other.
+void Rewriter::rewriteBoundedView(amdgpu::FatRawBufferCastOp op) {
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  Value src = op.getSource();
+  auto st = cast<MemRefType>(src.getType());
+  int64_t elemBytes = st.getElementTypeBitWidth() / 8;
+  auto meta = memref::ExtractStridedMetadataOp::create(b, src);
+  Value vb = arith::IndexCastOp::create(b, b.getIndexType(), op.getValidBytes());
+  SmallVector<Operation *> users(op->getUsers());
+  for (Operation *u : users) {
+    ImplicitLocOpBuilder lb(u->getLoc(), u);
+    auto vl = dyn_cast<vector::LoadOp>(u);
+    ValueRange ix = vl ? vl.getIndices() : cast<memref::LoadOp>(u).getIndices();
+    int64_t bytes = elemBytes * (vl ? vl.getVectorType().getNumElements() : 1);
+    Value off = arith::ConstantIndexOp::create(lb, 0);
+    for (auto [i, stride] : llvm::zip(ix, meta.getStrides()))
+      off = arith::AddIOp::create(lb, off, arith::MulIOp::create(lb, i, stride));
+    off = arith::MulIOp::create(lb, off, arith::ConstantIndexOp::create(lb, elemBytes));
+    Value end = arith::AddIOp::create(lb, off, arith::ConstantIndexOp::create(lb, bytes));
+    using P = arith::CmpIPredicate;
+    Value below = arith::CmpIOp::create(lb, P::ule, end, vb);
+    Value above = arith::CmpIOp::create(lb, P::uge, off, vb);
+    Type t = u->getResult(0).getType();
+    int32_t site = nextSite++;
+    auto guarded = scf::IfOp::create(
+        lb, below,
+        [&](OpBuilder &nb, Location loc) {
+          Value v = vl ? Value(vector::LoadOp::create(nb, loc, vl.getVectorType(), src, ix))
+                       : Value(memref::LoadOp::create(nb, loc, src, ix));
+          scf::YieldOp::create(nb, loc, v);
+        },
+        [&](OpBuilder &nb, Location loc) {
+          ImplicitLocOpBuilder eb(loc, nb);
+          if (checkBounds) {
+            auto across = scf::IfOp::create(
+                eb, arith::XOrIOp::create(eb, above,
+                                          arith::ConstantIntOp::create(eb, eb.getI1Type(), 1)),
+                /*withElse=*/false);
+            OpBuilder::InsertionGuard g(eb);
+            eb.setInsertionPointToStart(&across.getThenRegion().front());
+            Type i64 = eb.getI64Type();
+            call(eb, lane::kOutOfBounds,
+                 {i32(eb, site), arith::IndexCastOp::create(eb, i64, off),
+                  arith::IndexCastOp::create(eb, i64, vb), i32(eb, lane::kStraddle)},
+                 {});
+          }
+          scf::YieldOp::create(
+              eb, ValueRange{arith::ConstantOp::create(eb, cast<TypedAttr>(eb.getZeroAttr(t)))});
+        });
+    u->getResult(0).replaceAllUsesWith(guarded.getResult(0));
+    u->erase();
+  }
+  op->erase();
+}
+
 /// memref.subview: offset o, size s, stride t of every dim with
 /// o >= 0, s >= 0 and o + (s - 1) t < dim (o <= dim when s = 0). Out of
 /// range, it is reported and the view becomes empty where its offsets and
@@ -794,9 +866,12 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
     entry.eraseArgument(i);
 
   SmallVector<Operation *> ops;
+  SmallVector<amdgpu::FatRawBufferCastOp> views;
   f.walk([&](Operation *op) {
     if (op == f.getOperation())
       return;
+    if (auto v = dyn_cast<amdgpu::FatRawBufferCastOp>(op))
+      return views.push_back(v);
     auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op);
     if (isa<LLVM::InlineAsmOp>(op) || (intr && intr.getIntrin() == "llvm.amdgcn.perm") ||
         (op->getDialect() && llvm::is_contained({"gpu", "amdgpu", "rocdl", "nvvm"},
@@ -805,6 +880,11 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   });
   for (Operation *op : ops)
     rewriteOp(op);
+  // Bounded views after the wave ops (their sites are reports, like the
+  // bounds checks'), before the checks, which then guard the loads they
+  // leave on the views' sources.
+  for (amdgpu::FatRawBufferCastOp v : views)
+    rewriteBoundedView(v);
 
   // Bounds checks, after the wave ops so that their sites keep their ids.
   if (checkBounds) {

@@ -25,9 +25,16 @@
 // SM90: vector.load %{{.*}} : memref<?x2x128xi8, 1>, vector<16xi8>
 // CHECK: arith.select
 // K: per key its page's id (pages[key / 16]) and a 16-byte chunk to LDS.
+// On AMDGPU the 8 rows a wave loads in one step lie in one page of 16: the
+// id of the wave's first key (tile start + 32 i + 8 x wave), the page's rows
+// from it as a bounded view (memory-bounded-view.mlir), the lane's row in
+// it (lane / 8).
 // CHECK: arith.divui %{{.*}}, %c16_i32
 // CHECK: memref.load %{{.*}} : memref<?xi32, 1>
-// CHECK: vector.load %{{.*}} : memref<?x16x1x128xi8, 1>, vector<16xi8>
+// SM90: vector.load %{{.*}} : memref<?x16x1x128xi8, 1>, vector<16xi8>
+// AMD: memref.subview %{{.*}} : memref<?x16x1x128xi8, 1> to memref<1x?x1x128xi8, strided<[2048, 128, 128, 1], offset: ?>, 1>
+// AMD-NEXT: amdgpu.fat_raw_buffer_cast
+// AMD: vector.load %{{.*}} : memref<1x?x1x128xi8, strided<[2048, 128, 128, 1]>, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
 // CHECK: vector.store %{{.*}}, %[[K]]
 // The product reads LDS after a barrier.
 // CHECK: gpu.barrier

@@ -43,10 +43,10 @@ struct LaneContext {
   const LaneLayout &layout;
   const LaneForms &forms;
 
-  /// Emitted at the kernel entry: thread id, lane, first query row of the
-  /// wave (wave-uniform), the lane parts of the accumulator's query and
-  /// column (all i32).
-  Value tidV, laneV, waveRow0, qLaneV, nLaneV;
+  /// Emitted at the kernel entry: thread id, lane, the wave's index and
+  /// first query row (wave-uniform), the lane parts of the accumulator's
+  /// query and column (all i32).
+  Value tidV, laneV, waveV, waveRow0, qLaneV, nLaneV;
   /// The LDS buffer (workgroup attribution) of every fmha.gather_kv.
   DenseMap<Operation *, Value> lds;
 

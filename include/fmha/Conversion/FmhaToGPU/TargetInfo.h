@@ -246,6 +246,23 @@ public:
   virtual Value permuteBytes(OpBuilder &b, Location loc, Value a, Value bv,
                              uint32_t sel) const = 0;
 
+  //===--- memory ---------------------------------------------------------===//
+
+  /// `view` (a global memref whose base is wave-uniform) as a view whose
+  /// loads take a uniform base plus a lane's 32-bit offset and read zero at
+  /// byte offsets from `validBytes` (i64) on; null where the chip has no
+  /// such view (the lowering then adds per-lane 64-bit addresses and selects
+  /// zero itself). Loads through it must lie wholly below or wholly at or
+  /// above `validBytes` (the lane emulator reports one that straddles it).
+  /// AMDGPU: `amdgpu.fat_raw_buffer_cast ... resetOffset` (a buffer resource
+  /// in SGPRs, buffer_load with a VGPR offset). NVIDIA: null.
+  virtual Value boundedView(OpBuilder &b, Location loc, Value view,
+                            Value validBytes) const {
+    return {};
+  }
+  /// Whether boundedView gives views (AMDGPU) or null (NVIDIA).
+  virtual bool hasBoundedViews() const { return false; }
+
   //===--- cross-lane and sync --------------------------------------------===//
 
   /// The value of lane `lane ^ mask` (32-bit types).
