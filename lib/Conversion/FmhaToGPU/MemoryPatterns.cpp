@@ -9,8 +9,9 @@
 //   per key where used).
 // - fmha.gather_descale: a scalar, or per column, one load per group of
 //   elements whose keys share a page on every lane when tiles are on page
-//   boundaries (the config's page_regime); a key past the end takes the
-//   last key's page.
+//   boundaries (the config's page_regime), at lane 0's key when the group
+//   is one page on every lane (wave-uniform loads); a key past the end
+//   takes the last key's page.
 // - fmha.gather_kv: the tile staged in its LDS buffer in 16-byte chunks, K
 //   row-major, V transposed at the chip's pvKeyPosition (runs of keys it
 //   keeps adjacent transposed in registers); keys past the end are zero. A

@@ -114,3 +114,36 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A raw buffer without validBytes: its bound would come from the view's
+// sizes, which the emulator does not model.
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#rocdl.target<chip = "gfx942">] {
+    gpu.func @k(%m: memref<64xi8, 1>) kernel {
+      // expected-error @+1 {{the lane emulator has no semantics for a fat_raw_buffer_cast without validBytes}}
+      %b = amdgpu.fat_raw_buffer_cast %m : memref<64xi8, 1> to memref<64xi8, #amdgpu.address_space<fat_raw_buffer>>
+      %c0 = arith.constant 0 : index
+      %v = vector.load %b[%c0] : memref<64xi8, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A raw buffer used other than by loads (a store: the emulator gives only
+// the range check of loads).
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#rocdl.target<chip = "gfx942">] {
+    gpu.func @k(%m: memref<64xi8, 1>, %n: i64) kernel {
+      // expected-error @+1 {{the lane emulator has no semantics for a fat_raw_buffer_cast used other than by loads}}
+      %b = amdgpu.fat_raw_buffer_cast %m validBytes(%n) : memref<64xi8, 1> to memref<64xi8, #amdgpu.address_space<fat_raw_buffer>>
+      %c0 = arith.constant 0 : index
+      %v = arith.constant dense<0> : vector<16xi8>
+      vector.store %v, %b[%c0] : memref<64xi8, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
+      gpu.return
+    }
+  }
+}
