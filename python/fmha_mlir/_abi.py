@@ -39,6 +39,12 @@ INDEX_OPERANDS = ("qo_indptr", "kv_indptr", "kv_page_indices", "kv_last_page_len
                   "block_table", "kv_seqlen", "runtime_scalars")
 
 
+# The GPU kernels read Q, K and V in 16-byte chunks with 16-byte aligned
+# loads (docs/ABI.md, section 4): these operands' addresses must be
+# multiples of 16 on a GPU.
+ALIGNED_OPERANDS = ("q", "k_cache", "v_cache")
+CHUNK_ALIGN = 16
+
 _TORCH_DTYPE_NAMES = {}
 
 
@@ -112,7 +118,8 @@ def check(request, operands, tensors, device):
 def signature(bufs):
     """What check_buffers reads of the buffers (no addresses): a launcher
     that checked one signature need not check it again."""
-    return tuple((n, b.shape, b.strides, b.dtype, b.device, b.index) for n, b in bufs.items())
+    return tuple((n, b.shape, b.strides, b.dtype, b.device, b.index,
+                  n in ALIGNED_OPERANDS and b.ptr % CHUNK_ALIGN == 0) for n, b in bufs.items())
 
 
 def check_once(checked, request, operands, tensors, bufs, device):
@@ -138,6 +145,9 @@ def check_buffers(request, bufs, device):
     for n, b in bufs.items():
         if b.device != device:
             raise ValueError(f"{n}: on {b.device}, the kernel runs on {device}")
+        if device != "cpu" and n in ALIGNED_OPERANDS and b.ptr % CHUNK_ALIGN:
+            raise ValueError(f"{n}: address {b.ptr:#x} is not a multiple of {CHUNK_ALIGN}: "
+                             f"the GPU kernels read {n} in {CHUNK_ALIGN}-byte aligned chunks")
         want = _dtype_of(request, n)
         torch_names, numpy_names = _HOLDERS[want]
         if b.dtype not in torch_names | numpy_names:

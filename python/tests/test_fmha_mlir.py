@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import tempfile
+import math
 import unittest
 
 import fmha_mlir
@@ -197,6 +198,26 @@ class LaunchAbiTest(unittest.TestCase):
         self.assertEqual(parts[-1][0], "lse")
         with self.assertRaises(ValueError):
             cuda.operand_parts({"args": [{"name": "Q-bad"}]})
+
+    def test_gpu_operands_must_be_16_byte_aligned(self):
+        # The GPU kernels load Q, K and V as aligned 16-byte chunks: an
+        # address off by 8 is refused before launch, naming the operand; the
+        # same buffer at an aligned address passes the rule.
+        from fmha_mlir import _abi
+        req = dict(REQ, quant="kv_blockscale")
+        for name in ("q", "k_cache", "v_cache"):
+            shape = (4, 2, 64) if name == "q" else (3, 16, 1, 64)
+            strides = tuple(int(math.prod(shape[i + 1:])) for i in range(len(shape)))
+            bad = _abi.Buffer(0x10008, shape, strides, 1, "float8_e4m3fn", "cuda", 0)
+            with self.assertRaisesRegex(ValueError, name + r": address 0x10008 is not a "
+                                        r"multiple of 16"):
+                _abi.check_buffers(req, {name: bad}, "cuda")
+            good = bad._replace(ptr=0x10010)
+            sig_bad, sig_good = _abi.signature({name: bad}), _abi.signature({name: good})
+            self.assertNotEqual(sig_bad, sig_good)
+            with self.assertRaises(Exception) as later:
+                _abi.check_buffers(req, {name: good}, "cuda")
+            self.assertNotIn("multiple of 16", str(later.exception))
 
 
 if __name__ == "__main__":

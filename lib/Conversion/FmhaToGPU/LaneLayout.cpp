@@ -25,6 +25,44 @@ mlir::fmha::fitBits(int64_t n, function_ref<int64_t(int64_t)> f) {
   return r;
 }
 
+VWordPlan mlir::fmha::planVWords(const TargetInfo &ti, int64_t bn, int64_t ldsCols,
+                                 int64_t chunksPerRow, int64_t threads) {
+  VWordPlan plan;
+  plan.base = *fitBits(bn, [](int64_t k) { return k; });
+  SmallVector<int64_t> keyAt(bn, -1); // the key at each position
+  for (int64_t k = 0; k < bn; ++k) {
+    int64_t p = ti.pvKeyPosition(k);
+    if (p < 0 || p >= bn || keyAt[p] >= 0)
+      return plan; // not a permutation: one key per word
+    keyAt[p] = k;
+  }
+  for (int64_t r = 4; r >= 2; r /= 2) {
+    if (bn % r || ldsCols % r || (bn / r) * chunksPerRow % threads)
+      continue;
+    SmallVector<int64_t, 4> offs;
+    for (int64_t j = 0; j < r; ++j)
+      offs.push_back(keyAt[j] - keyAt[0]);
+    SmallVector<int64_t> bases;
+    bool ok = true;
+    for (int64_t m = 0; m < bn / r && ok; ++m) {
+      bases.push_back(keyAt[m * r]);
+      for (int64_t j = 0; j < r && ok; ++j)
+        ok = keyAt[m * r + j] == keyAt[m * r] + offs[j];
+    }
+    if (!ok)
+      continue;
+    llvm::sort(bases);
+    auto base = fitBits(bn / r, [&](int64_t q) { return bases[q]; });
+    if (!base)
+      continue;
+    plan.keys = r;
+    plan.offsets = offs;
+    plan.base = *base;
+    return plan;
+  }
+  return plan;
+}
+
 InFlightDiagnostic mlir::fmha::laneError(Operation *op, const TargetInfo &ti,
                                          const Twine &msg) {
   return op->emitOpError("convert-fmha-to-gpu (" + ti.chip() + "): " + msg);

@@ -63,8 +63,13 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
       Value qc = arith::MinSIOp::create(b, q, last);
       Value row = arith::AddIOp::create(b, row0, laneToIndex(b, qc));
       VectorType vt = VectorType::get({len}, b.getI8Type());
+      // c is a multiple of len (LaneForms checked the runs' starts; the
+      // staged form takes 16-byte chunks), rows and heads are whole 16-byte
+      // multiples (D % 16 == 0) and the base is 16-byte aligned (ABI.md).
       Value v = vector::LoadOp::create(b, vt, src,
-                                       ValueRange{row, head, laneToIndex(b, c)});
+                                       ValueRange{row, head, laneToIndex(b, c)},
+                                       /*nontemporal=*/false,
+                                       llvm::Align(std::min<int64_t>(16, len & -len)));
       Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };
@@ -393,7 +398,8 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
         Value ri = laneToIndex(b, inView), ci = laneToIndex(b, c16);
         SmallVector<Value> ix = nhd ? SmallVector<Value>{c0, ri, c0, ci}
                                     : SmallVector<Value>{c0, c0, ri, ci};
-        return Value(vector::LoadOp::create(b, vt, view, ix));
+        return Value(vector::LoadOp::create(b, vt, view, ix, /*nontemporal=*/false,
+                                            llvm::Align(chunk)));
       }
       Value key = arith::AddIOp::create(b, start, r);
       // A full tile (in_bounds) has no key past the sequence: no zero-fill.
@@ -410,24 +416,21 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
                                    laneToIndex(b, c16)}
               : SmallVector<Value>{laneToIndex(b, id), head, laneToIndex(b, slot),
                                    laneToIndex(b, c16)};
-      Value v = vector::LoadOp::create(b, vt, cache, ix);
+      Value v = vector::LoadOp::create(b, vt, cache, ix, /*nontemporal=*/false,
+                                       llvm::Align(chunk));
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };
-    // V: runs of R keys that pvKeyPosition keeps adjacent are transposed in
-    // registers and written as R-byte words (R = 4 on AMDGPU, 2 on sm_90).
-    int64_t keysPer = 1;
+    // V: the keys of one word of V^T's key axis (LaneLayout.h, planVWords:
+    // 4 keys on AMDGPU and sm_90) are transposed in registers and written as
+    // one word per d.
+    VWordPlan words;
     std::optional<BitLinear> pos;
     if (f.isV) {
       pos = fitBits(bn, [&](int64_t key) { return lc.ti.pvKeyPosition(key); });
-      for (int64_t r = 2; r <= 4; r *= 2) {
-        bool ok = bn % r == 0;
-        for (int64_t k = 0; k < bn && ok; k += r)
-          for (int64_t i = 0; i < r && ok; ++i)
-            ok = lc.ti.pvKeyPosition(k + i) == lc.ti.pvKeyPosition(k) + i;
-        if (ok && (bn / r) * perRow % threads == 0)
-          keysPer = r;
-      }
+      words = planVWords(lc.ti, bn, f.ldsCols, perRow, threads);
     }
+    int64_t keysPer = words.keys;
+    bool byKeyGroup = f.isV && lc.ti.transposeByKeyGroups();
     int64_t groups = (bn / keysPer) * perRow;
     // Per-token ids on tiles of whole pages: the rows one wave loads in one
     // step (wave / perRow * keysPer of them, from a multiple of that) lie in
@@ -435,7 +438,7 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
     // page id is wave-uniform and they are read through a bounded view from
     // the wave's first key (K at pages of 8 keys or more for D 128, V at 32).
     int64_t waveRows = lc.layout.wave / perRow * keysPer;
-    bool waveUniform = ids && lc.ti.hasBoundedViews() &&
+    bool waveUniform = ids && !byKeyGroup && lc.ti.hasBoundedViews() &&
                        lc.cfg.getPageRegime() == PageRegime::WholePages &&
                        lc.layout.wave % perRow == 0 && threads % perRow == 0 &&
                        pageSize % waveRows == 0;
@@ -454,16 +457,24 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       if (staged.size() > 1)
         lc.ti.schedulingFence(b, b.getLoc());
       for (auto [v, at] : staged)
-        vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)});
+        vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)},
+                                /*nontemporal=*/false, llvm::Align(chunk));
     };
     for (int64_t i = 0; i < groups / threads; ++i) {
       Value g = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, i * threads));
-      Value r0 = arith::MulIOp::create(
-          b, arith::DivUIOp::create(b, g, laneConstI32(b, perRow)),
-          laneConstI32(b, keysPer));
-      Value c16 = arith::MulIOp::create(
-          b, arith::RemUIOp::create(b, g, laneConstI32(b, perRow)),
-          laneConstI32(b, chunk));
+      // Share g: word q of chunk c (by key group: q = g % words, else
+      // q = g / chunks per row); r0 is the word's base key.
+      int64_t nq = bn / keysPer;
+      Value q = byKeyGroup ? Value(arith::RemUIOp::create(b, g, laneConstI32(b, nq)))
+                           : Value(arith::DivUIOp::create(b, g, laneConstI32(b, perRow)));
+      Value ci = byKeyGroup ? Value(arith::DivUIOp::create(b, g, laneConstI32(b, nq)))
+                            : Value(arith::RemUIOp::create(b, g, laneConstI32(b, perRow)));
+      bool adjacent = llvm::all_of(llvm::enumerate(words.offsets), [](auto e) {
+        return e.value() == int64_t(e.index());
+      });
+      Value r0 = adjacent ? Value(arith::MulIOp::create(b, q, laneConstI32(b, keysPer)))
+                          : laneEmitBits(b, words.base, q);
+      Value c16 = arith::MulIOp::create(b, ci, laneConstI32(b, chunk));
       // The view this step reads through, and the lane's row in it.
       Value view = rows, inView = r0;
       if (waveUniform) {
@@ -486,7 +497,7 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
         continue;
       }
       SmallVector<Value> rowsK;
-      for (int64_t k = 0; k < keysPer; ++k)
+      for (int64_t k : words.offsets)
         rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16,
                                   view, rowAt(k)));
       Value p = laneEmitBits(b, *pos, r0);
@@ -516,7 +527,8 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
                                b, VectorType::get({1}, b.getI32Type()), out[j]));
             Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, 4 * c + j));
             Value at = lc.ldsOffset(b, f, dd, p);
-            vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)});
+            vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
+                                    /*nontemporal=*/false, llvm::Align(4));
           }
         }
         continue;
@@ -529,7 +541,8 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
         Value word = vector::ShuffleOp::create(b, all, all, mask);
         Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, e));
         Value at = lc.ldsOffset(b, f, dd, p);
-        vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)});
+        vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
+                                /*nontemporal=*/false, llvm::Align(keysPer));
       }
     }
     storeStaged();

@@ -186,6 +186,10 @@ public:
     return {4 * (lane % 4) + elem % 4 + 16 * (elem / 4), lane / 4};
   }
   int64_t kGroupOfLane(int64_t lane) const override { return lane % 4; }
+  // A warp's 32 lanes store 32 words of one V^T row: one store a wavefront
+  // (consecutive lanes on one key group's 8 chunks hit one bank 8 times,
+  // the 128B swizzle keeping d % 8 equal; bench/NOTES.md 2026-12-02).
+  bool transposeByKeyGroups() const override { return true; }
   int64_t pvKeyPosition(int64_t key) const override {
     // key = 16i + 8b1 + 2t + b0 -> 16i + 4t + 2b1 + b0
     int64_t t = (key >> 1) & 3, b1 = (key >> 3) & 1;

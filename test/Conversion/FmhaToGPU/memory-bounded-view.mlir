@@ -23,11 +23,11 @@
 // AMD: %[[VIEW:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, 0] [1, %{{.*}}, 1, 128] [1, 1, 1, 1] : memref<?x1024x1x128xi8, 1> to memref<1x?x1x128xi8, strided<[131072, 128, 128, 1], offset: ?>, 1>
 // AMD: %[[BUF:.*]] = amdgpu.fat_raw_buffer_cast %[[VIEW]] validBytes(%[[BYTES]]) resetOffset
 // AMD-SAME: to memref<1x?x1x128xi8, strided<[131072, 128, 128, 1]>, #amdgpu.address_space<fat_raw_buffer>>
-// AMD: %[[CHUNK:.*]] = vector.load %[[BUF]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x?x1x128xi8, strided<[131072, 128, 128, 1]>, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
+// AMD: %[[CHUNK:.*]] = vector.load %[[BUF]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<1x?x1x128xi8, strided<[131072, 128, 128, 1]>, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
 // AMD-NOT: arith.select
 // AMD: vector.store %[[CHUNK]]
 // SM90: gpu.shuffle idx
-// SM90: vector.load %{{.*}} : memref<?x1024x1x128xi8, 1>, vector<16xi8>
+// SM90: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1024x1x128xi8, 1>, vector<16xi8>
 // SM90-NEXT: arith.select
 //
 // The in_bounds tile: the view's every row is valid, no min / max.
@@ -38,7 +38,7 @@
 // AMD: %[[BYTES2:.*]] = arith.muli %[[R64]], %c128_i64 : i64
 // AMD: amdgpu.fat_raw_buffer_cast %{{.*}} validBytes(%[[BYTES2]]) resetOffset
 // SM90 selects on a constant true (folded later).
-// SM90: vector.load %{{.*}} : memref<?x1024x1x128xi8, 1>, vector<16xi8>
+// SM90: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1024x1x128xi8, 1>, vector<16xi8>
 // SM90-NEXT: arith.select %true
 //
 // RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | FileCheck %s --check-prefix=NOBUF

@@ -19,10 +19,11 @@
 // CHECK: gpu.thread_id x
 // AMD: rocdl.readfirstlane
 // SM90: gpu.shuffle idx
-// Q: all k steps of one run in one wide load, rows past the count zeroed.
-// GFX942: vector.load %{{.*}} : memref<?x2x128xi8, 1>, vector<64xi8>
-// GFX950: vector.load %{{.*}} : memref<?x2x128xi8, 1>, vector<32xi8>
-// SM90: vector.load %{{.*}} : memref<?x2x128xi8, 1>, vector<16xi8>
+// Q: all k steps of one run in one wide load, rows past the count zeroed;
+// aligned to the load's bytes up to 16 (without it NVPTX loads byte by byte).
+// GFX942: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x2x128xi8, 1>, vector<64xi8>
+// GFX950: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x2x128xi8, 1>, vector<32xi8>
+// SM90: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x2x128xi8, 1>, vector<16xi8>
 // CHECK: arith.select
 // K: per key its page's id (pages[key / 16]) and a 16-byte chunk to LDS.
 // On AMDGPU the 8 rows a wave loads in one step lie in one page of 16: the
@@ -31,11 +32,11 @@
 // it (lane / 8).
 // CHECK: arith.divui %{{.*}}, %c16_i32
 // CHECK: memref.load %{{.*}} : memref<?xi32, 1>
-// SM90: vector.load %{{.*}} : memref<?x16x1x128xi8, 1>, vector<16xi8>
+// SM90: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x16x1x128xi8, 1>, vector<16xi8>
 // AMD: memref.subview %{{.*}} : memref<?x16x1x128xi8, 1> to memref<1x?x1x128xi8, strided<[2048, 128, 128, 1], offset: ?>, 1>
 // AMD-NEXT: amdgpu.fat_raw_buffer_cast
-// AMD: vector.load %{{.*}} : memref<1x?x1x128xi8, strided<[2048, 128, 128, 1]>, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
-// CHECK: vector.store %{{.*}}, %[[K]]
+// AMD: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?x1x128xi8, strided<[2048, 128, 128, 1]>, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
+// CHECK: vector.store %{{.*}}, %[[K]][%{{.*}}] {alignment = 16 : i64}
 // The product reads LDS after a barrier.
 // CHECK: gpu.barrier
 // CHECK: vector.load %[[K]]

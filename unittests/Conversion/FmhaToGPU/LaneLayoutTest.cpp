@@ -184,6 +184,44 @@ TEST_P(LaneLayoutTest, MutatedFactsAreRejectedWithTheRule) {
   }
 }
 
+// The V transpose's words (planVWords): every key of the tile in exactly one
+// word, a word's keys at consecutive positions of V^T from a multiple of the
+// word size, on every chip; D 128 (8 chunks a row), the chip's threads.
+TEST_P(LaneLayoutTest, VWordsCoverTheKeysOnceAtConsecutivePositions) {
+  auto ti = createTargetInfo(GetParam().name);
+  int64_t bn = GetParam().blockN, threads = GetParam().warps * ti->waveSize();
+  VWordPlan w = planVWords(*ti, bn, bn, 8, threads);
+  // 4-byte words everywhere: AMDGPU keeps runs of 4 keys adjacent; on
+  // NVIDIA positions 4t..4t+3 hold keys 2t, 2t+1, 2t+8, 2t+9 (per 16).
+  ASSERT_EQ(w.keys, 4);
+  bool nvidia = StringRef(GetParam().name).starts_with("sm_");
+  SmallVector<int64_t, 4> want =
+      nvidia ? SmallVector<int64_t, 4>({0, 1, 8, 9}) : SmallVector<int64_t, 4>({0, 1, 2, 3});
+  EXPECT_EQ(w.offsets, want);
+  std::set<int64_t> seen;
+  int64_t prev = -1;
+  for (int64_t q = 0; q < bn / w.keys; ++q) {
+    int64_t base = w.base.eval(q), p0 = ti->pvKeyPosition(base);
+    EXPECT_GT(base, prev) << "bases ascend";
+    prev = base;
+    EXPECT_EQ(p0 % w.keys, 0) << "word " << q;
+    for (int64_t j = 0; j < w.keys; ++j) {
+      EXPECT_EQ(ti->pvKeyPosition(base + w.offsets[j]), p0 + j) << "word " << q;
+      EXPECT_TRUE(seen.insert(base + w.offsets[j]).second) << "key twice";
+    }
+  }
+  EXPECT_EQ(int64_t(seen.size()), bn);
+  // A position map whose pairs are not a fixed offset apart (key k and
+  // k + 1 adjacent only for k % 4 == 0 in the first half) gets no words of 4.
+  MutatedTargetInfo m(createTargetInfo(GetParam().name));
+  m.pos = [&](int64_t k) {
+    return k < bn / 2 ? k : bn / 2 + ((k - bn / 2) % 2) * (bn / 4) + (k - bn / 2) / 2;
+  };
+  EXPECT_EQ(planVWords(m, bn, bn, 8, threads).keys, 1);
+  // Shares that do not divide the threads: no words of 4 or 2 either.
+  EXPECT_EQ(planVWords(*ti, bn, bn, 8, 3 * threads).keys, 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Chips, LaneLayoutTest, ::testing::ValuesIn(kChipsUnderTest),
                          [](const auto &info) { return std::string(info.param.name); });
 

@@ -103,6 +103,25 @@ private:
          function_ref<FragElem(int64_t, int64_t)> frag);
 };
 
+/// How the V tile is transposed into V^T in LDS (fmha.gather_kv of V): the
+/// positions of V^T's key axis (TargetInfo::pvKeyPosition) fall into words
+/// of `keys` bytes; the keys of one word are base + offsets[j] (j = the
+/// byte), the same offsets for every word, and the words' base keys in
+/// ascending order are base(q), q = 0 .. bn / keys - 1. A lane loads the
+/// 16-byte chunks of one word's keys, transposes them in registers and
+/// stores `keys`-byte words. `keys` is 1 when no word of 2 or 4 keys has
+/// these properties.
+struct VWordPlan {
+  int64_t keys = 1;
+  SmallVector<int64_t, 4> offsets{0};
+  BitLinear base;
+};
+/// The largest word (4, then 2 keys) whose keys are one base plus fixed
+/// offsets, whose bases are bit-linear, and that divides the tile into
+/// `threads` lanes' shares (bn / keys words x chunksPerRow chunks).
+VWordPlan planVWords(const TargetInfo &ti, int64_t bn, int64_t ldsCols,
+                     int64_t chunksPerRow, int64_t threads);
+
 /// The error prefix every diagnostic of the lane lowering carries.
 InFlightDiagnostic laneError(Operation *op, const TargetInfo &ti,
                              const Twine &msg);

@@ -233,6 +233,14 @@ public:
   /// (16 bytes of 4 keys in 8 byte permutes per 4 words) instead of
   /// vector.shuffle, which LLVM lowers byte by byte.
   virtual bool hasBytePermute() const { return false; }
+  /// Emission choice for the V transpose's lanes: true, the lanes of a wave
+  /// take consecutive words of V^T's key axis in one 16-byte d chunk, so one
+  /// store instruction writes one V^T row's words (no two lanes in one
+  /// shared-memory bank: NVIDIA, 128B-swizzled V^T); false, consecutive
+  /// lanes take the chunks of one word's keys, whose loads are consecutive
+  /// bytes of one row (AMDGPU: its per-wave bounded views need a wave's
+  /// rows in one page).
+  virtual bool transposeByKeyGroups() const { return false; }
   /// Whether f32 divisions may use the chip's reciprocal (1 ulp, `arcp`)
   /// instead of IEEE division. AMDGPU: v_rcp_f32 + v_mul_f32 (about 10
   /// instructions fewer per division, one per KV tile on the scalar-vd
