@@ -220,12 +220,13 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     if (slot)
       shared[*slot] = lc.lds[g];
     // A swizzled tile is read by the warpgroup MMA through descriptors that
-    // assume the swizzle pattern starts at a 1024-byte boundary.
-    if (ti.ldsSwizzleBytes(f.ldsCols))
-      kernel.setWorkgroupAttributionAttr(
-          kernel.getNumWorkgroupAttributions() - 1,
-          LLVM::LLVMDialect::getAlignAttrName(),
-          IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 1024));
+    // assume the swizzle pattern starts at a 1024-byte boundary; any other
+    // starts at 16, which its 16-byte aligned chunk stores and reads claim
+    // (an i8 array is otherwise declared with alignment 1).
+    kernel.setWorkgroupAttributionAttr(
+        kernel.getNumWorkgroupAttributions() - 1, LLVM::LLVMDialect::getAlignAttrName(),
+        IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                         ti.ldsSwizzleBytes(f.ldsCols) ? 1024 : 16));
   });
   Block &entry = kernel.getBody().front();
   auto bodyStart = llvm::find_if(entry, [](Operation &op) {
