@@ -19,7 +19,7 @@
 //
 // CHECK-LABEL: gpu.module @fmha_kernels [#rocdl.target<chip = "gfx942">]
 // CHECK: gpu.func @default_request_kernel(%{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64,
-// CHECK-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[V:.*]] : memref<16384xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: kernel
 // CHECK-SAME: denormal_fp_math_f32 = "preserve-sign"
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>

@@ -23,7 +23,7 @@
 //
 // CHECK-LABEL: gpu.module @fmha_kernels [#nvvm.target<chip = "sm_90", features = "+ptx84">]
 // CHECK: gpu.func @default_request_kernel(%{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64,
-// CHECK-SAME: workgroup(%{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<8192xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // The prefetch prologue reads the first tile's page id only when that tile
 // exists (Sk may be 0: the sequence then owns no page-table entry).

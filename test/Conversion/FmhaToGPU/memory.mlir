@@ -10,9 +10,9 @@
 //
 // CHECK-LABEL: gpu.func @memory
 // One LDS buffer for K: block_n x 128 bytes.
-// GFX942-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>)
-// GFX950-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>)
-// SM90-SAME: workgroup(%[[K:.*]] : memref<8192xi8, #gpu.address_space<workgroup>>)
+// GFX942-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// GFX950-SAME: workgroup(%[[K:.*]] : memref<16384xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// SM90-SAME: workgroup(%[[K:.*]] : memref<8192xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // The memrefs in the global byte view (fp8 as i8, address space 1).
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} : memref<?x2x128x{{f8E4M3FN|f8E4M3FNUZ}}> to memref<?x2x128xi8, 1>
 // The lane index values at the entry.
