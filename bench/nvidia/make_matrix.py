@@ -4,7 +4,7 @@
 Usage: make_matrix.py --fmha-compile PATH --out DIR [--sets main,short,spread]
                       [--chip sm_90|sm_90a] [--quick] [--jobs N] [--list]
 
-Three sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
+Four sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
 docs/REGIMES.md, bench/regimes.py):
 
 - main (216 cases): page sizes 1, 8, 16, 32, 48, 64, 96, 128, 1024 x page
@@ -28,6 +28,9 @@ docs/REGIMES.md, bench/regimes.py):
   kv_blockscale, every page size: the 16/16 lengths with CSR + NHD + causal
   and with block table + HND + window 128/16, and the short batch with CSR +
   NHD + causal.
+- softcap (7 cases, not in the default sets): the soft cap (`--soft-cap`):
+  cap 5 on spread data with kv_blockscale at pages 1, 16, 32, 64, 1024, and
+  cap 30 with per_tensor and a window at pages 16 and 1024.
 
 All: f8E4M3FN Q/K/V, bf16 out, seed 7. Writes DIR/NAME.ptx, DIR/NAME.json and
 DIR/cases.txt (NAME, status, flags per line). The runner (fmha-cuda-run)
@@ -114,6 +117,20 @@ def cases(sets, quick):
             out.append((f"spread-short-p{page}-csr-kv_blockscale-causal-8x2",
                         flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "8/2", qo, kv,
                                  spread + ["--lse"])))
+    if "softcap" in sets:
+        # The soft cap on the GPU (fmha-expand-tanh): cap 5 on spread data
+        # (most logits in tanh's curved part or saturated) in each V-descale
+        # route, and cap 30 (Gemma 2's) with per_tensor and a window.
+        for page in [1, 16, 32, 64, 1024]:
+            qo, kv = LENS["16/16"]
+            out.append((f"softcap5-spread-p{page}-csr-kv_blockscale-causal-16x16",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "16/16", qo, kv,
+                                 ["--data", "spread", "--soft-cap", "5", "--lse"])))
+        for page in [16, 1024]:
+            qo, kv = LENS["32/8"]
+            out.append((f"softcap30-p{page}-block-per_tensor-window-32x8",
+                        flags_of(page, "block", "hnd", "per_tensor", "window:128,16", "32/8",
+                                 qo, kv, ["--soft-cap", "30"])))
     names = [n for n, _ in out]
     assert len(names) == len(set(names)), "case names must be unique"
     return out

@@ -185,6 +185,8 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
 void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
                                          bool folds, bool peel) {
   buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false, peel);
+  // The soft cap's tanh as exp2 and arith: no device library on a GPU.
+  pm.addPass(fmha::createExpandTanhPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OutlineKernelOptions outline;

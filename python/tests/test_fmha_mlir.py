@@ -48,7 +48,7 @@ class CompileTest(unittest.TestCase):
 
     def test_unsupported_raises_not_implemented(self):
         with self.assertRaises(NotImplementedError) as e:
-            fmha_mlir.compile(dict(REQ, soft_cap=30.0), chip="sm_90")
+            fmha_mlir.compile(dict(REQ, q_dtype="bf16"), chip="sm_90")
         self.assertIn("convert-fmha-to-gpu", str(e.exception))
         with self.assertRaises(ValueError):
             fmha_mlir.compile(dict(REQ, num_kv_heads=5), chip="sm_90")

@@ -80,4 +80,29 @@ def ExpandFp8ArithPass : Pass<"fmha-expand-fp8-arith"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def ExpandTanhPass : Pass<"fmha-expand-tanh"> {
+  let summary = "Write math.tanh on f32 as math.exp2 and arith ops (the soft cap on a GPU)";
+  let description = [{
+    The soft cap `cap * tanh(s / cap)` is the only tanh of a kernel. The GPU
+    lowerings take `math.exp2` (the chip's exp2 instruction) and elementwise
+    `arith`, and no device library, so this pass writes every f32 `math.tanh`
+    (scalar or vector, any shape) as
+
+    ```
+    e = exp2(2 log2(e) x)
+    tanh(x) = 1 - 2 / (1 + e)
+    ```
+
+    five ops, no compare or select: for large x, e = +inf and 2 / inf = 0
+    (exactly 1); for large -x, e = 0 (exactly -1); NaN stays NaN. Near 0 the
+    error is absolute, about 1-2 ulp of 1 (1 - 2 / (1 + e) cancels), which
+    the cap scales: 30 * 2.4e-7 = 7e-6 on a logit. The f32 division carries
+    the fast-math flags the GPU lowering gives every division (a
+    reciprocal; the chips' rcp of +inf is 0). Other element types are left
+    alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // FMHA_TRANSFORMS_PASSES_TD

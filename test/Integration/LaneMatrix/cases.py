@@ -179,6 +179,14 @@ def build(chip):
     b.add("spread-scaled-p", p8, "17,40", f"{5 * p8},{BN + 2 * p8}", heads="4/2",
           extra=("--data", "spread"))
 
+    # --- the soft cap (fmha-expand-tanh: tanh as exp2 and arith on the GPU):
+    # a cap of 2 on spread data saturates most logits, one of 5 on a causal
+    # page-group tile leaves most in tanh's curved part.
+    b.add("soft-cap-spread", 1024, "40,9", "300,70", heads="4/2", mask="none",
+          extra=("--soft-cap", "2", "--data", "spread"))
+    b.add("soft-cap-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
+          extra=("--soft-cap", "5"))
+
     # --- per_tensor ---------------------------------------------------------------
     b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",
           layout="hnd", mask="none")
