@@ -47,6 +47,8 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
   const float sigma = smScale * kLog2eF * qd;
   const bool hasCap = req.soft_cap > 0;
   const float cap = static_cast<float>(req.soft_cap);
+  // The kernels multiply by 1 / cap (fmha-tile).
+  const float invCap = hasCap ? static_cast<float>(1.0 / req.soft_cap) : 0.0f;
   const float realScale = smScale * qd; // s * kd * realScale = real logit
   const float sc = hasCap ? 1.0f : sigma;
   const float shiftF = static_cast<float>(r.shift);
@@ -119,7 +121,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
             for (int64_t j = 0; j < n; ++j) {
               float s = x[j] * kd[a + j];
               if (hasCap)
-                s = kLog2eF * (cap * std::tanh((s * realScale) / cap));
+                s = kLog2eF * (cap * std::tanh((s * realScale) * invCap));
               x[j] = s;
               rowMax = std::max(rowMax, s);
             }

@@ -35,8 +35,10 @@ Value expandTanh(ImplicitLocOpBuilder &b, Value x) {
   // large -x (tanh -1); NaN stays NaN.
   Value e = math::Exp2Op::create(
       b, arith::MulFOp::create(b, x, cst(2.0 * 1.4426950408889634)));
-  Value q = arith::DivFOp::create(b, cst(2.0),
-                                  arith::AddFOp::create(b, cst(1.0), e));
+  // A reciprocal, not an IEEE division (arcp, afn): rcp / div.approx.
+  Value q = arith::DivFOp::create(
+      b, cst(2.0), arith::AddFOp::create(b, cst(1.0), e),
+      arith::FastMathFlags::arcp | arith::FastMathFlags::afn);
   return arith::SubFOp::create(b, cst(1.0), q);
 }
 

@@ -11,7 +11,7 @@
 // CHECK: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : vector<4x8xf32>
 // CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<4x8xf32>
 // CHECK: %[[DEN:.*]] = arith.addf %[[ONE]], %[[E]]
-// CHECK: %[[Q:.*]] = arith.divf %[[TWO]], %[[DEN]]
+// CHECK: %[[Q:.*]] = arith.divf %[[TWO]], %[[DEN]] fastmath<arcp,afn>
 // CHECK: %[[ONE2:.*]] = arith.constant dense<1.000000e+00> : vector<4x8xf32>
 // CHECK: %[[R:.*]] = arith.subf %[[ONE2]], %[[Q]]
 // CHECK: return %[[R]]

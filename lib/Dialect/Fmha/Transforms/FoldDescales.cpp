@@ -2,7 +2,10 @@
 //
 // qd * sm_scale * log2(e) becomes one sigma before the KV loop, the softmax
 // moves to exp2, and a per-tile kd leaves the tile: the row max is scaled per
-// row and the exp2 argument takes sigma * kd, one scalar per tile.
+// row and the exp2 argument takes sigma * kd, one scalar per tile. With a
+// soft cap, cap * tanh(s * scale * kd / cap): the multiplies before tanh
+// become one (s * (scale / cap * kd)), the cap moves into sigma
+// (cap * log2(e)) and the softmax runs on t = tanh(...).
 //
 //===----------------------------------------------------------------------===//
 #include "KVLoop.h"
@@ -43,7 +46,31 @@ struct Plan {
   vector::MultiDimReductionOp rowMax;
   SmallVector<math::ExpOp> exps; // p and alpha
   bool softCap = false;
+  // With a soft cap: x * (1 / cap) feeding tanh, tanh, and tanh * cap.
+  arith::MulFOp invCapMul, capMul;
+  math::TanhOp tanh;
+  double cap = 0.0;
 };
+
+/// The soft cap fmha-tile writes: tanh(x * (1 / cap)) * cap, each with one
+/// use, and the scale multiply with one use (its operand changes).
+LogicalResult planSoftCap(scf::ForOp loop, Plan &p) {
+  p.tanh = kvloop::findInBody<math::TanhOp>(loop, [](auto) { return true; });
+  if (!p.tanh || !p.tanh->hasOneUse() || !p.scaleMul->hasOneUse())
+    return failure();
+  p.invCapMul = p.tanh.getOperand().getDefiningOp<arith::MulFOp>();
+  if (!p.invCapMul || !p.invCapMul->hasOneUse() ||
+      !kvloop::splatConstant(p.invCapMul.getRhs()))
+    return failure();
+  p.capMul = dyn_cast<arith::MulFOp>(*p.tanh->user_begin());
+  if (!p.capMul)
+    return failure();
+  std::optional<double> cap = kvloop::splatConstant(otherOperand(p.capMul, p.tanh));
+  if (!cap || !(*cap > 0.0))
+    return failure();
+  p.cap = *cap;
+  return success();
+}
 
 FailureOr<Plan> plan(scf::ForOp loop) {
   Plan p;
@@ -73,12 +100,14 @@ FailureOr<Plan> plan(scf::ForOp loop) {
   if (!p.rowMax)
     return failure();
   // A per-tile kd (scalar) multiplying S right after the scale.
-  if (!p.softCap && p.scaleMul->hasOneUse())
+  if (p.scaleMul->hasOneUse())
     if (auto m = dyn_cast<arith::MulFOp>(*p.scaleMul->user_begin()))
       if (Value kd = kvloop::splatScalar(otherOperand(m, p.scaleMul.getResult()))) {
         p.kdMul = m;
         p.kd = kd;
       }
+  if (p.softCap && failed(planSoftCap(loop, p)))
+    return failure();
   return p;
 }
 
@@ -86,12 +115,44 @@ void fold(scf::ForOp loop, Plan &p) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Value log2e = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LOG2E));
-  // With a soft cap, tanh needs the real logit: only log2(e) folds.
-  Value sigma = p.softCap ? log2e : arith::MulFOp::create(b, loc, p.scale, log2e);
+  // With a soft cap the softmax runs on t = tanh(...): sigma = cap * log2(e).
+  Value sigma = p.softCap
+                    ? arith::ConstantOp::create(
+                          b, loc, b.getF32FloatAttr(static_cast<float>(p.cap * M_LOG2E)))
+                          .getResult()
+                    : arith::MulFOp::create(b, loc, p.scale, log2e).getResult();
   Value ln2 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LN2));
   Value sigmaLn2 = arith::MulFOp::create(b, loc, sigma, ln2);
 
   Value raw = p.qk.getResult();
+  if (p.softCap) {
+    // tanh's argument: S * (scale / cap), times kd when kd is per tile (one
+    // multiply per element where there were three); t replaces cap * t, and
+    // m is in units of t (sigma holds the cap).
+    Value pre = arith::MulFOp::create(
+        b, loc, p.scale,
+        arith::ConstantOp::create(b, loc,
+                                  b.getF32FloatAttr(static_cast<float>(1.0 / p.cap))));
+    Value in = p.invCapMul.getLhs();
+    if (p.kdMul && in == p.kdMul.getResult()) {
+      b.setInsertionPoint(p.kdMul);
+      Value c = arith::MulFOp::create(b, loc, pre, p.kd);
+      in = arith::MulFOp::create(b, loc, raw, splatTo(b, loc, raw.getType(), c));
+    } else {
+      b.setInsertionPoint(p.scaleMul);
+      p.scaleMul->setOperand(p.scaleMul.getLhs() == raw ? 1 : 0,
+                             splatTo(b, loc, raw.getType(), pre));
+    }
+    p.invCapMul.getResult().replaceAllUsesWith(in);
+    p.invCapMul.erase();
+    if (p.kdMul && p.kdMul->use_empty()) {
+      p.kdMul.erase();
+      p.scaleMul.erase();
+    }
+    p.kdMul = nullptr;
+    p.capMul.getResult().replaceAllUsesWith(p.tanh.getResult());
+    p.capMul.erase();
+  }
   if (!p.softCap) {
     p.scaleMul.getResult().replaceAllUsesWith(raw);
     p.scaleMul.erase();

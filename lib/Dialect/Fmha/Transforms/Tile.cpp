@@ -277,8 +277,10 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
       (uniform ? vdScalar : vdRows) = vd;
     }
     if (double cap = op.getSoftCapOrZero(); cap > 0.0) {
+      // s / cap as a product with 1 / cap (a division per element is a
+      // multi-instruction IEEE sequence on NVIDIA).
       Value t = math::TanhOp::create(
-          b, arith::DivFOp::create(b, s, splatF(sT, cap)));
+          b, arith::MulFOp::create(b, s, splatF(sT, 1.0 / cap)));
       s = arith::MulFOp::create(b, t, splatF(sT, cap));
     }
     // -inf where SPEC section 3 hides the key (fmha-peel-masked-tiles

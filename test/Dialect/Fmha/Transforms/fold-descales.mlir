@@ -80,15 +80,24 @@ func.func @kv_blockscale_page16_lse(
 
 // -----
 
-// A soft cap needs the real logit before tanh: the scale multiply and kd stay,
-// only log2(e) folds into the exp2.
-// CHECK-LABEL: func @negative_soft_cap_keeps_scale
+// A soft cap: cap * tanh(S * scale * kd / cap) becomes tanh(S * c) with
+// c = (qd * sm_scale / cap) * kd, one multiply per element, and the cap moves
+// into sigma = cap * log2(e) = 43.28 (the softmax runs on t = tanh(...)).
+// CHECK-LABEL: func @soft_cap_folds_scale_and_cap
+// CHECK-DAG: %[[SIG:.*]] = arith.constant dense<43.28{{[0-9]*}}> : vector<16x32xf32>
+// CHECK-DAG: %[[INV:.*]] = arith.constant 0.0333333{{[0-9]*}} : f32
+// CHECK: %[[PRE:.*]] = arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK: scf.for
 // CHECK: %[[S:.*]] = fmha.tile_mma {{.*}} {transpose_rhs}
-// CHECK: %[[S1:.*]] = arith.mulf %[[S]], %{{.*}} : vector<16x32xf32>
-// CHECK: arith.mulf %[[S1]], %{{.*}} : vector<16x32xf32>
-// CHECK: math.tanh
+// CHECK: %[[KD:.*]] = fmha.gather_descale
+// CHECK: %[[C:.*]] = arith.mulf %[[PRE]], %[[KD]] : f32
+// CHECK: %[[CB:.*]] = vector.broadcast %[[C]]
+// CHECK: %[[X:.*]] = arith.mulf %[[S]], %[[CB]] : vector<16x32xf32>
+// CHECK: %[[T:.*]] = math.tanh %[[X]]
+// CHECK-NOT: arith.mulf %[[T]]
+// CHECK: arith.mulf %{{.*}}, %[[SIG]] : vector<16x32xf32>
 // CHECK: math.exp2
-func.func @negative_soft_cap_keeps_scale(
+func.func @soft_cap_folds_scale_and_cap(
     %q: memref<?x8x64xf8E4M3FN>, %k: memref<?x1024x2x64xf8E4M3FN>,
     %v: memref<?x1024x2x64xf8E4M3FN>, %qo: memref<?xi32>, %kvp: memref<?xi32>,
     %ids: memref<?xi32>, %last: memref<?xi32>, %qd: memref<1xf32>,
@@ -102,6 +111,38 @@ func.func @negative_soft_cap_keeps_scale(
       {quant = #fmha.quant<kv_blockscale>, mask = #fmha.mask<causal>,
        page_table = #fmha.page_table<csr>, kv_layout = #fmha.kv_layout<nhd>,
        page_size = 1024 : i64, soft_cap = 30.0 : f32}
+  return
+}
+
+// -----
+
+// A soft cap with pages smaller than the tile (kd per column): S * (scale /
+// cap), then kd per column, then tanh; no multiply by the cap after tanh.
+// CHECK-LABEL: func @soft_cap_per_column_kd
+// CHECK-DAG: %[[INV:.*]] = arith.constant 0.0333333{{[0-9]*}} : f32
+// CHECK: %[[PRE:.*]] = arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK: scf.for
+// CHECK: %[[S:.*]] = fmha.tile_mma {{.*}} {transpose_rhs}
+// CHECK: %[[PREB:.*]] = vector.broadcast %[[PRE]] : f32 to vector<16x32xf32>
+// CHECK: %[[X:.*]] = arith.mulf %[[S]], %[[PREB]] : vector<16x32xf32>
+// CHECK: %[[XK:.*]] = arith.mulf %[[X]], %{{.*}} : vector<16x32xf32>
+// CHECK: %[[T:.*]] = math.tanh %[[XK]]
+// CHECK-NOT: arith.mulf %[[T]]
+// CHECK: math.exp2
+func.func @soft_cap_per_column_kd(
+    %q: memref<?x8x64xf8E4M3FN>, %k: memref<?x16x2x64xf8E4M3FN>,
+    %v: memref<?x16x2x64xf8E4M3FN>, %qo: memref<?xi32>, %kvp: memref<?xi32>,
+    %ids: memref<?xi32>, %last: memref<?xi32>, %qd: memref<1xf32>,
+    %kd: memref<?x2xf32>, %vd: memref<?x2xf32>, %o: memref<?x8x64xbf16>) {
+  fmha.batch_prefill q(%q : memref<?x8x64xf8E4M3FN>)
+      k(%k : memref<?x16x2x64xf8E4M3FN>) v(%v : memref<?x16x2x64xf8E4M3FN>)
+      qo_indptr(%qo : memref<?xi32>) kv_indptr(%kvp : memref<?xi32>)
+      kv_page_indices(%ids : memref<?xi32>) kv_last_page_len(%last : memref<?xi32>)
+      q_descale(%qd : memref<1xf32>) k_descale(%kd : memref<?x2xf32>)
+      v_descale(%vd : memref<?x2xf32>) out(%o : memref<?x8x64xbf16>)
+      {quant = #fmha.quant<kv_blockscale>, mask = #fmha.mask<causal>,
+       page_table = #fmha.page_table<csr>, kv_layout = #fmha.kv_layout<nhd>,
+       page_size = 16 : i64, soft_cap = 30.0 : f32}
   return
 }
 
