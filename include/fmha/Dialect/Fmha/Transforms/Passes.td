@@ -100,7 +100,12 @@ def FmhaFoldDescales : Pass<"fmha-fold-descales"> {
     cap, kd leaves the tile too: the row max is taken on the raw S and scaled
     by kd per row, and the exp2 argument uses sigma_t = sigma * kd, one
     scalar per tile. Pages smaller than the tile keep kd per column. With a
-    soft cap the real logit is needed before tanh, so only log2(e) is folded.
+    soft cap c, c * tanh(S * qd * sm_scale * kd / c) (fmha-tile writes
+    S * (1 / c)) becomes tanh(S * (qd * sm_scale / c * kd)): one multiply per
+    element (kd in the scalar when it is one per tile, per column after it
+    otherwise), the multiply by c after tanh goes, and sigma = c * log2(e):
+    the softmax and m run on t = tanh(...), and lse = ln2 * sigma * m + ln(l)
+    still holds.
     K and V tiles are never dequantized; vd stays on the P x V result (per
     tile) or on V's rows (k_scale of the product). Precondition: descales
     are finite and > 0 (the quantizers floor them at 1e-12 / fp8_max);
