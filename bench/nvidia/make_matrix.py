@@ -4,7 +4,7 @@
 Usage: make_matrix.py --fmha-compile PATH --out DIR [--sets main,short,spread]
                       [--chip sm_90|sm_90a] [--quick] [--jobs N] [--list]
 
-Four sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
+Five sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
 docs/REGIMES.md, bench/regimes.py):
 
 - main (216 cases): page sizes 1, 8, 16, 32, 48, 64, 96, 128, 1024 x page
@@ -31,6 +31,10 @@ docs/REGIMES.md, bench/regimes.py):
 - softcap (7 cases, not in the default sets): the soft cap (`--soft-cap`):
   cap 5 on spread data with kv_blockscale at pages 1, 16, 32, 64, 1024, and
   cap 30 with per_tensor and a window at pages 16 and 1024.
+- kvstrided (10 cases, not in the default sets): K and V as views of one
+  combined cache (`--kv-strided`): kv_blockscale on spread data with CSR +
+  NHD + causal, and per_tensor with block table + HND + window 128/16, at
+  pages 1, 16, 32, 64, 1024.
 
 All: f8E4M3FN Q/K/V, bf16 out, seed 7. Writes DIR/NAME.ptx, DIR/NAME.json and
 DIR/cases.txt (NAME, status, flags per line). The runner (fmha-cuda-run)
@@ -131,6 +135,18 @@ def cases(sets, quick):
             out.append((f"softcap30-p{page}-block-per_tensor-window-32x8",
                         flags_of(page, "block", "hnd", "per_tensor", "window:128,16", "32/8",
                                  qo, kv, ["--soft-cap", "30"])))
+    if "kvstrided" in sets:
+        # K and V as views of one combined (N_pages, 2, P, Hkv, D) cache
+        # (--kv-strided): spread data, every V-descale route, both tables.
+        for page in [1, 16, 32, 64, 1024]:
+            qo, kv = LENS["16/16"]
+            out.append((f"kvstrided-spread-p{page}-csr-nhd-kv_blockscale-causal-16x16",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "16/16", qo, kv,
+                                 ["--data", "spread", "--kv-strided", "--lse"])))
+            qo, kv = LENS["32/8"]
+            out.append((f"kvstrided-p{page}-block-hnd-per_tensor-window-32x8",
+                        flags_of(page, "block", "hnd", "per_tensor", "window:128,16", "32/8",
+                                 qo, kv, ["--kv-strided"])))
     names = [n for n, _ in out]
     assert len(names) == len(set(names)), "case names must be unique"
     return out
@@ -152,8 +168,8 @@ def main():
     global CHIP, BLOCK_N
     CHIP, BLOCK_N = a.chip, BLOCK_NS[a.chip]
     sets = set(a.sets.split(","))
-    if not sets <= {"main", "short", "spread", "softcap"}:
-        ap.error("--sets takes main, short, spread, softcap")
+    if not sets <= {"main", "short", "spread", "softcap", "kvstrided"}:
+        ap.error("--sets takes main, short, spread, softcap, kvstrided")
     todo = cases(sets, a.quick)
     if a.list:
         for name, flags in todo:

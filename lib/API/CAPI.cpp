@@ -79,7 +79,7 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r,
       "batch", "qo_lens", "kv_lens", "num_qo_heads", "num_kv_heads",
       "head_dim", "head_dim_v", "page_size", "page_table", "kv_layout",
       "quant", "mask", "q_dtype", "kv_dtype", "out_dtype", "sm_scale",
-      "soft_cap", "lse", "runtime_scalars", "seed", "data"};
+      "soft_cap", "lse", "runtime_scalars", "kv_strided", "seed", "data"};
   for (const auto &kv : o)
     if (!llvm::is_contained(kKeys, llvm::StringRef(kv.first)))
       return "unknown key \"" + kv.first.str() + "\"";
@@ -156,7 +156,8 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r,
       *field = *d;
     }
   for (auto [key, field] : {std::pair<const char *, bool *>{"lse", &r.return_lse},
-                            {"runtime_scalars", &r.runtime_scalars}})
+                            {"runtime_scalars", &r.runtime_scalars},
+                            {"kv_strided", &r.kv_strided}})
     if (const llvm::json::Value *v = o.get(key)) {
       std::optional<bool> b = v->getAsBoolean();
       if (!b)

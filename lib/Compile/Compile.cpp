@@ -65,6 +65,7 @@ std::string writeRequest(const ref::Request &r, llvm::json::OStream &j) {
     j.attribute("soft_cap", r.soft_cap);
     j.attribute("lse", r.return_lse);
     j.attribute("runtime_scalars", r.runtime_scalars);
+    j.attribute("kv_strided", r.kv_strided);
     j.attribute("seed", static_cast<int64_t>(r.seed));
     j.attribute("data", ref::dataModeName(r.data));
   });

@@ -357,6 +357,17 @@ LogicalResult CpuKernel::runOnBuffers(ArrayRef<BufferView> buffers,
       return failure();
     }
     bool strided = (a.name == "k_descale" || a.name == "v_descale") && a.rank == 2;
+    if (st.kv_strided && (a.name == "k_cache" || a.name == "v_cache")) {
+      // Any strides the rule allows (none given: dense).
+      if (!v.strides.empty())
+        if (std::string e = ref::Request::checkKVStrides(v.sizes, v.strides,
+                                                         ref::dtypeSize(st.kv_dtype));
+            !e.empty()) {
+          error = "'" + a.name + "': " + e;
+          return failure();
+        }
+      continue;
+    }
     if (!v.strides.empty() && !strided) {
       if (v.strides.size() != v.sizes.size()) {
         error = "'" + a.name + "' needs one stride per dimension";
@@ -544,6 +555,16 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
   std::vector<float> descales = kernelDescales;
   float qd = in.q_descale;
   std::array<int32_t, 3> scalars = req.runtimeScalars();
+  // A kv_strided kernel reads K and V from one combined cache (per page its
+  // K block, then its V block: ref::Request::combinedKView), as views.
+  std::vector<uint8_t> combined;
+  ref::Request::KVView kView = req.combinedKView(), vView = req.combinedVView();
+  if (req.kv_strided)
+    combined = in.combinedKVCache();
+  auto strides = [](const ref::Request::KVView &v) {
+    return std::vector<int64_t>(v.strides.begin(), v.strides.end());
+  };
+  const int64_t kvEsz = ref::dtypeSize(req.kv_dtype);
   std::vector<BufferView> views;
   for (const RequestOperand &a : requestOperands(req)) {
     const std::string &nm = a.name;
@@ -553,6 +574,10 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
     };
     if (nm == "q")
       add(in.q.data(), {totalQ, hq, d});
+    else if (nm == "k_cache" && req.kv_strided)
+      add(combined.data() + kView.offset * kvEsz, cacheShape(d), strides(kView));
+    else if (nm == "v_cache" && req.kv_strided)
+      add(combined.data() + vView.offset * kvEsz, cacheShape(dv), strides(vView));
     else if (nm == "k_cache")
       add(in.k_cache.data(), cacheShape(d));
     else if (nm == "v_cache")

@@ -395,6 +395,8 @@ std::string Request::str() const {
     os << " soft_cap=" << soft_cap;
   if (runtime_scalars)
     os << " scalars=rt";
+  if (kv_strided)
+    os << " kv=strided";
   if (data == DataMode::Spread)
     os << " data=spread";
   os << " seed=" << seed;
@@ -415,8 +417,80 @@ std::string Request::kernelKey() const {
     os << mask.str() << " sm_scale=" << smScale();
   if (soft_cap > 0)
     os << " soft_cap=" << soft_cap;
+  if (kv_strided)
+    os << " kv=strided";
   os << " lse=" << (return_lse ? 1 : 0);
   return os.str();
+}
+
+namespace {
+Request::KVView combinedView(const Request &r, int64_t offset, int64_t dim) {
+  const int64_t P = r.page_size, H = r.num_kv_heads;
+  const int64_t page = P * H * (r.head_dim + r.headDimV());
+  if (r.layout == KVLayout::NHD)
+    return {offset, {page, H * dim, dim, 1}};
+  return {offset, {page, P * dim, dim, 1}};
+}
+} // namespace
+
+std::string Request::checkKVStrides(const std::vector<int64_t> &sizes,
+                                    const std::vector<int64_t> &strides,
+                                    int64_t elemBytes) {
+  auto text = [](const std::vector<int64_t> &v) {
+    std::string r = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+      r += (i ? ", " : "") + std::to_string(v[i]);
+    return r + "]";
+  };
+  if (sizes.size() != 4 || strides.size() != 4)
+    return "needs 4 sizes and 4 strides, has " + text(sizes) + " and " + text(strides);
+  std::string where = " (sizes " + text(sizes) + ", strides " + text(strides) + ")";
+  if (strides[3] != 1)
+    return "the d dimension must be contiguous (stride 1)" + where;
+  std::vector<std::pair<int64_t, int64_t>> dims; // (stride, size) of the outer three
+  for (int i = 0; i < 3; ++i) {
+    if (sizes[i] <= 1)
+      continue; // a dimension of one index: its stride is never used
+    if (strides[i] <= 0)
+      return "strides must be > 0" + where;
+    if ((strides[i] * elemBytes) % 16 != 0)
+      return "strides must be multiples of 16 bytes (" + std::to_string(16 / elemBytes) +
+             " elements)" + where;
+    dims.push_back({strides[i], sizes[i]});
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t extent = sizes[3]; // elements spanned by the dimensions below
+  for (auto [stride, size] : dims) {
+    if (stride < extent)
+      return "the strides overlap: a stride of " + std::to_string(stride) +
+             " is less than the " + std::to_string(extent) +
+             " elements the dimensions below it span" + where;
+    extent = stride * (size - 1) + extent;
+  }
+  return "";
+}
+
+Request::KVView Request::combinedKView() const { return combinedView(*this, 0, head_dim); }
+Request::KVView Request::combinedVView() const {
+  return combinedView(*this, page_size * num_kv_heads * head_dim, headDimV());
+}
+int64_t Request::combinedKVElems(int64_t nPages) const {
+  return nPages * page_size * num_kv_heads * (head_dim + headDimV());
+}
+
+std::vector<uint8_t> Inputs::combinedKVCache() const {
+  const int64_t esz = dtypeSize(req.kv_dtype), n = nPages();
+  const int64_t kPage = req.page_size * req.num_kv_heads * req.head_dim;
+  const int64_t vPage = req.page_size * req.num_kv_heads * req.headDimV();
+  const Request::KVView k = req.combinedKView(), v = req.combinedVView();
+  std::vector<uint8_t> kv(static_cast<size_t>(req.combinedKVElems(n) * esz));
+  for (int64_t pg = 0; pg < n; ++pg) {
+    std::memcpy(kv.data() + (pg * k.strides[0] + k.offset) * esz,
+                k_cache.data() + pg * kPage * esz, kPage * esz);
+    std::memcpy(kv.data() + (pg * v.strides[0] + v.offset) * esz,
+                v_cache.data() + pg * vPage * esz, vPage * esz);
+  }
+  return kv;
 }
 
 std::array<int32_t, 3> Request::runtimeScalars() const {

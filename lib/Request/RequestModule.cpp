@@ -70,9 +70,13 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
   auto f32 = b.getF32Type();
   Type kvT = elementType(&ctx, req.kv_dtype);
   auto cacheType = [&](int64_t dim) {
-    return MemRefType::get(nhd ? ArrayRef<int64_t>{dyn, p, hkv, dim}
-                               : ArrayRef<int64_t>{dyn, hkv, p, dim},
-                           kvT);
+    SmallVector<int64_t, 4> shape = nhd ? SmallVector<int64_t, 4>{dyn, p, hkv, dim}
+                                        : SmallVector<int64_t, 4>{dyn, hkv, p, dim};
+    if (!req.kv_strided)
+      return MemRefType::get(shape, kvT);
+    // Page, token / head strides and the offset at run time; d contiguous.
+    return MemRefType::get(shape, kvT,
+                           StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1}));
   };
   SmallVector<Type> types;
   for (const RequestOperand &a : requestOperands(req)) {

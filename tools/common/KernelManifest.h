@@ -254,7 +254,8 @@ inline std::string readRequest(const json::Object &o, ref::Request &r) {
       f.str("kv_dtype", kvT) && f.str("out_dtype", oT) &&
       f.boolean("lse", r.return_lse) && f.num("sm_scale", r.sm_scale, false) &&
       f.num("soft_cap", r.soft_cap, false) &&
-      f.boolean("runtime_scalars", r.runtime_scalars, false);
+      f.boolean("runtime_scalars", r.runtime_scalars, false) &&
+      f.boolean("kv_strided", r.kv_strided, false);
   int64_t seed = 0;
   f.i64("seed", seed, false) && f.str("data", data, false);
   if (!err.empty())

@@ -378,6 +378,22 @@ int main(int argc, char **argv) {
       t.offset = l.offset;
       t.strides = {l.page_stride, l.head_stride};
     }
+  // A kv_strided kernel: K and V as views of one combined cache (per page
+  // its K block, then its V block), as fmha-run and fmha-cuda-run pass it.
+  std::vector<uint8_t> combined;
+  if (req.kv_strided) {
+    const ref::Request::KVView kView = req.combinedKView(), vView = req.combinedVView();
+    combined = in.combinedKVCache();
+    for (Tensor &t : tensors) {
+      if (t.name != "k_cache" && t.name != "v_cache")
+        continue;
+      const ref::Request::KVView &v = t.name == "k_cache" ? kView : vView;
+      t.host = combined.data();
+      t.bytes = combined.size();
+      t.offset = v.offset;
+      t.strides.assign(v.strides.begin(), v.strides.end());
+    }
+  }
   auto find = [&](StringRef name) -> Tensor & {
     for (Tensor &t : tensors)
       if (t.name == name)

@@ -53,7 +53,7 @@ TEST(Compiler, BadInputIsADiagnostic) {
   EXPECT_NE(b.diagnostic.find("unknown chip 'gfx90a'"), std::string::npos);
 
   Request c = small("gfx942");
-  c.soft_cap = 30.0; // not on the GPU yet: named op, no kernel
+  c.q_dtype = DType::BF16; // 16-bit Q: not on the GPU yet: named op, no kernel
   Result cr = compile(c, on("gfx942"));
   EXPECT_FALSE(cr);
   EXPECT_TRUE(cr.badInput);

@@ -185,6 +185,76 @@ TEST(CpuKernel, BuffersBreakingARuleAreRefused) {
   pages = in.table.kv_page_indices;
   qo[2] = static_cast<int32_t>(t + 1);
   refused(views(), "is past q's");
+  // A dense kernel takes no K strides.
+  qo = in.qo_indptr;
+  v = views();
+  v[1].strides = {2 * 16 * 2 * 64, 2 * 64, 64, 1};
+  refused(v, "'k_cache' must be dense row-major");
+}
+
+// A kv_strided kernel takes K and V as views of any layout the stride rule
+// allows: here one combined (N_pages, 2, P, Hkv, D) buffer, checked against
+// the oracle on spread data; strides that overlap, are not 16-byte
+// multiples, or leave d strided are refused before anything runs.
+TEST(CpuKernel, StridedKVViewsOfOneCombinedCache) {
+  for (const char *target : {"host", "gfx942"}) {
+    std::string err;
+    int code = -1;
+    ref::Request req = smallRequest(target);
+    req.kv_strided = true;
+    CpuKernelOptions opt;
+    opt.target = target;
+    auto k = CpuKernel::compile(req, opt, err, code);
+    ASSERT_TRUE(k) << err;
+    ref::Inputs in = ref::makeInputs(req);
+    const int64_t t = req.totalQ(), n = in.nPages(), page = 16 * 2 * 64;
+    // The combined cache, built here from the dense inputs: page pg's K at
+    // 2 * pg * page, its V right after.
+    std::vector<uint8_t> kv(2 * n * page);
+    for (int64_t pg = 0; pg < n; ++pg) {
+      std::copy_n(in.k_cache.begin() + pg * page, page, kv.begin() + 2 * pg * page);
+      std::copy_n(in.v_cache.begin() + pg * page, page, kv.begin() + (2 * pg + 1) * page);
+    }
+    std::vector<uint16_t> out(t * 4 * 64, 0);
+    std::vector<float> lse(t * 4);
+    std::vector<int32_t> pages = in.table.kv_page_indices, qo = in.qo_indptr;
+    std::vector<int64_t> strides = {2 * page, 2 * 64, 64, 1};
+    auto views = [&](std::vector<int64_t> ks) {
+      return std::vector<mlir::fmha::BufferView>{
+          {"q", in.q.data(), {t, 4, 64}, {}},
+          {"k_cache", kv.data(), {n, 16, 2, 64}, ks},
+          {"v_cache", kv.data() + page, {n, 16, 2, 64}, strides},
+          {"qo_indptr", qo.data(), {3}, {}},
+          {"kv_indptr", in.table.kv_indptr.data(), {3}, {}},
+          {"kv_page_indices", pages.data(), {(int64_t)pages.size()}, {}},
+          {"kv_last_page_len", in.table.kv_last_page_len.data(), {2}, {}},
+          {"q_descale", &in.q_descale, {1}, {}},
+          {"k_descale", in.kv_descale.data(), {n, 2}, {4, 2}},
+          {"v_descale", in.kv_descale.data() + 1, {n, 2}, {4, 2}},
+          {"out", out.data(), {t, 4, 64}, {}},
+          {"lse", lse.data(), {t, 4}, {}}};
+    };
+    ASSERT_TRUE(mlir::succeeded(k->runOnBuffers(views(strides), err))) << err;
+    ref::OracleResult oracle = ref::runOracle(in);
+    ref::CompareResult vo = ref::compareWithOracle(in, out.data(), nullptr, oracle);
+    EXPECT_TRUE(vo.pass) << target << ": " << vo.summary();
+    // The same buffer read as if dense: K's page 1 is then page 0's V.
+    std::fill(out.begin(), out.end(), 0);
+    ASSERT_TRUE(mlir::succeeded(k->runOnBuffers(views({page, 2 * 64, 64, 1}), err))) << err;
+    EXPECT_FALSE(ref::compareWithOracle(in, out.data(), nullptr, oracle).pass) << target;
+    for (auto [ks, want] : std::vector<std::pair<std::vector<int64_t>, std::string>>{
+             {{2 * page, 64, 64, 1}, "the strides overlap"},
+             {{2 * page, 2 * 64 + 8, 64, 1}, "multiples of 16 bytes"},
+             {{2 * page, 2 * 64, 64, 2}, "contiguous (stride 1)"},
+             {{2 * page, -2 * 64, 64, 1}, "must be > 0"}}) {
+      std::fill(out.begin(), out.end(), 0);
+      std::string e;
+      EXPECT_TRUE(mlir::failed(k->runOnBuffers(views(ks), e)));
+      EXPECT_EQ(e.rfind("'k_cache': ", 0), 0u) << e;
+      EXPECT_NE(e.find(want), std::string::npos) << e;
+      EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint16_t x) { return x == 0; }));
+    }
+  }
 }
 
 } // namespace

@@ -113,6 +113,7 @@ TEST(Problem, KernelKey) {
            [](Request &r) { r.mask = Mask::window(24, 4); },
            [](Request &r) { r.sm_scale = 0.3; },
            [](Request &r) { r.soft_cap = 30; },
+           [](Request &r) { r.kv_strided = true; },
            [](Request &r) { r.return_lse = false; }}) {
     Request c = a;
     change(c);
@@ -529,4 +530,58 @@ TEST(Request, HostBytesAndTheMemoryCheck) {
   std::string msg = fmha::ref::checkHostMemory(r, 2 * want - 2);
   EXPECT_NE(msg.find("of host memory, more than half of the"), std::string::npos) << msg;
   EXPECT_GT(fmha::ref::availableHostBytes(), uint64_t(1) << 20);
+}
+
+// The stride rule of a kv_strided kernel's K / V views (docs/ABI.md), and the
+// combined cache the runners build: page pg's K block at 2 * pg * page, its V
+// block after it, each the dense page of the inputs.
+TEST(Problem, KVStrideRuleAndCombinedCache) {
+  auto check = Request::checkKVStrides;
+  // Dense NHD [N, P, H, D] and a combined cache's view: kept.
+  EXPECT_EQ(check({9, 16, 2, 64}, {2048, 128, 64, 1}, 1), "");
+  EXPECT_EQ(check({9, 16, 2, 64}, {4096, 128, 64, 1}, 1), "");
+  // HND order with heads outermost inside a page, and padding: kept.
+  EXPECT_EQ(check({9, 2, 16, 64}, {8192, 2048, 128, 1}, 1), "");
+  EXPECT_NE(check({9, 16, 2, 64}, {4096, 64, 64, 1}, 1).find("the strides overlap"),
+            std::string::npos);
+  EXPECT_NE(check({9, 16, 2, 64}, {4096, 128, 32, 1}, 1).find("the strides overlap"),
+            std::string::npos);
+  EXPECT_NE(check({9, 16, 2, 64}, {4096, 136, 64, 1}, 1).find("multiples of 16 bytes"),
+            std::string::npos);
+  // 8 bf16 elements are 16 bytes: 136 is fine there, 132 is not.
+  EXPECT_EQ(check({9, 16, 2, 64}, {4352, 136, 64, 1}, 2), "");
+  EXPECT_NE(check({9, 16, 2, 64}, {4352, 132, 64, 1}, 2).find("(8 elements)"),
+            std::string::npos);
+  EXPECT_NE(check({9, 16, 2, 64}, {4096, 128, 64, 2}, 1).find("contiguous (stride 1)"),
+            std::string::npos);
+  EXPECT_NE(check({9, 16, 2, 64}, {0, 128, 64, 1}, 1).find("must be > 0"), std::string::npos);
+  // A dimension of one index: its stride is never used.
+  EXPECT_EQ(check({1, 16, 2, 64}, {0, 128, 64, 1}, 1), "");
+
+  Request r;
+  r.qo_lens = {5};
+  r.kv_lens = {40};
+  r.num_qo_heads = 4;
+  r.num_kv_heads = 2;
+  r.head_dim = 64;
+  r.head_dim_v = 32;
+  r.page_size = 16;
+  r.kv_strided = true;
+  Inputs in = makeInputs(r);
+  const int64_t n = in.nPages(), kPage = 16 * 2 * 64, vPage = 16 * 2 * 32;
+  const int64_t page = kPage + vPage;
+  EXPECT_EQ(r.combinedKView().offset, 0);
+  EXPECT_EQ(r.combinedVView().offset, kPage);
+  EXPECT_EQ(r.combinedKView().strides, (std::array<int64_t, 4>{page, 2 * 64, 64, 1}));
+  EXPECT_EQ(r.combinedVView().strides, (std::array<int64_t, 4>{page, 2 * 32, 32, 1}));
+  std::vector<uint8_t> kv = in.combinedKVCache();
+  ASSERT_EQ(static_cast<int64_t>(kv.size()), n * page);
+  for (int64_t pg = 0; pg < n; ++pg) {
+    EXPECT_TRUE(std::equal(kv.begin() + pg * page, kv.begin() + pg * page + kPage,
+                           in.k_cache.begin() + pg * kPage));
+    EXPECT_TRUE(std::equal(kv.begin() + pg * page + kPage, kv.begin() + (pg + 1) * page,
+                           in.v_cache.begin() + pg * vPage));
+  }
+  r.layout = KVLayout::HND;
+  EXPECT_EQ(r.combinedKView().strides, (std::array<int64_t, 4>{page, 16 * 64, 64, 1}));
 }

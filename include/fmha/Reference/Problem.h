@@ -126,6 +126,12 @@ struct Request {
   /// one kernel serves every sm_scale and window. The fields above still
   /// hold the values of this request's run.
   bool runtime_scalars = false;
+  /// The kernel takes K and V with any page, token and head strides (in
+  /// elements; d contiguous), read at run time: a view into a combined
+  /// (N_pages, 2, P, Hkv, D) cache, an HND or NHD cache, a vLLM-ordered
+  /// one. The runners then lay K and V out as one combined cache
+  /// (combinedKVStrides()). False: dense caches, strides compiled in.
+  bool kv_strided = false;
   uint64_t seed = 0;
   DataMode data = DataMode::Uniform;
 
@@ -169,6 +175,29 @@ struct Request {
   /// bits, the window's left and right bounds (-1 = unbounded; both -1
   /// without a window).
   std::array<int32_t, 3> runtimeScalars() const;
+  /// One view of the combined cache the runners use for a kv_strided
+  /// kernel: per physical page its K block (P x Hkv x D in the request's
+  /// layout) and then its V block (Dv), as FlashInfer's and SGLang's
+  /// (N_pages, 2, P, Hkv, D) when D == Dv. Offset and strides in elements,
+  /// in the order of the cache's dimensions ([N, P, H, D] NHD, [N, H, P, D]
+  /// HND).
+  struct KVView {
+    int64_t offset;
+    std::array<int64_t, 4> strides;
+  };
+  KVView combinedKView() const;
+  /// The rule a kv_strided kernel's K or V view must keep, "" when kept:
+  /// four strides in elements (the cache's dimension order), d contiguous
+  /// (stride 1), the others > 0, 16-byte multiples (elemBytes each: the
+  /// kernels read 16-byte chunks) and not overlapping (ordered by stride,
+  /// each at least the extent of the ones below it).
+  static std::string checkKVStrides(const std::vector<int64_t> &sizes,
+                                    const std::vector<int64_t> &strides,
+                                    int64_t elemBytes);
+  KVView combinedVView() const;
+  /// Elements of the combined cache of nPages pages: nPages x P x Hkv x
+  /// (D + Dv).
+  int64_t combinedKVElems(int64_t nPages) const;
 };
 
 /// Visible (query, key) pairs of one query head, summed over sequences.
@@ -220,6 +249,9 @@ struct Inputs {
   float vDescale(int64_t page, int64_t head) const {
     return v_descale.at(kv_descale.data(), page, head);
   }
+  /// k_cache and v_cache as one combined cache, the buffer a kv_strided
+  /// kernel's runners pass (Request::combinedKView / combinedVView).
+  std::vector<uint8_t> combinedKVCache() const;
   float qStored(int64_t row, int64_t h, int64_t d) const;
   float kStored(int64_t page, int64_t slot, int64_t g, int64_t d) const;
   float vStored(int64_t page, int64_t slot, int64_t g, int64_t d) const;

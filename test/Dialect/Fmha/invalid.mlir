@@ -2816,3 +2816,40 @@ func.func @mask_tile_bounds_causal(%s: vector<4x8xf32>, %i: index) -> vector<4x8
   %m = fmha.mask_tile %s rows(%i) keys(%i) len(%i) window(%i, %i) {mask = #fmha.mask<causal>} : vector<4x8xf32>
   return %m : vector<4x8xf32>
 }
+
+// -----
+
+// K / V strides (a combined cache's view, --kv-strided): static strides must
+// not overlap. Token stride 256 bf16 elements < the 8 x 128 of the heads.
+func.func @kv_strides_overlap(%q: memref<?x32x128xbf16>,
+    %kv: memref<?x16x8x128xbf16, strided<[32768, 256, 128, 1]>>, %idx: memref<?xi32>,
+    %out: memref<?x32x128xbf16>) {
+  // expected-error @+1 {{operand 'k_cache' strides overlap: a stride of 256 is less than the 1024 elements the dimensions below it span}}
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16, strided<[32768, 256, 128, 1]>>)
+      v(%kv : memref<?x16x8x128xbf16, strided<[32768, 256, 128, 1]>>) qo_indptr(%idx : memref<?xi32>)
+      kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
+       kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
+       mask = #fmha.mask<causal>}
+  return
+}
+
+// -----
+
+// A static stride that is not a multiple of 16 bytes (1028 bf16 = 2056 bytes).
+func.func @kv_strides_misaligned(%q: memref<?x32x128xbf16>,
+    %kv: memref<?x16x8x128xbf16, strided<[?, 1028, 128, 1], offset: ?>>, %idx: memref<?xi32>,
+    %out: memref<?x32x128xbf16>) {
+  // expected-error @+1 {{operand 'k_cache' strides must be > 0 and multiples of 16 bytes (the kernels read 16-byte chunks)}}
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16, strided<[?, 1028, 128, 1], offset: ?>>)
+      v(%kv : memref<?x16x8x128xbf16, strided<[?, 1028, 128, 1], offset: ?>>) qo_indptr(%idx : memref<?xi32>)
+      kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
+       kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
+       mask = #fmha.mask<causal>}
+  return
+}

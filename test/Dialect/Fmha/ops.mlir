@@ -1230,3 +1230,47 @@ func.func @mask_tile(%s: vector<4x8xf32>, %i: index) -> vector<4x8xf32> {
   %w = fmha.mask_tile %m rows(%i) keys(%i) len(%i) window(%i, %i) {mask = #fmha.mask<window, left = -1, right = -1>} : vector<4x8xf32>
   return %w : vector<4x8xf32>
 }
+
+// FlashInfer's and SGLang's combined cache (N_pages, 2, P, Hkv, D): K and V
+// are views of it (page stride 2 * P * Hkv * D = 32768, V at offset 16384),
+// taken without a copy.
+// CHECK-LABEL: func.func @combined_kv_cache_views(
+// CHECK:         %[[K:.*]] = memref.subview %{{.*}}[0, 0, 0, 0, 0] [%{{.*}}, 1, 16, 8, 128] [1, 1, 1, 1, 1] : memref<?x2x16x8x128xf8E4M3FN> to memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1]>>
+// CHECK:         %[[V:.*]] = memref.subview %{{.*}}[0, 1, 0, 0, 0] [%{{.*}}, 1, 16, 8, 128] [1, 1, 1, 1, 1] : memref<?x2x16x8x128xf8E4M3FN> to memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1], offset: 16384>>
+// CHECK:         fmha.batch_prefill
+// CHECK-SAME:      k(%[[K]] : memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1]>>)
+// CHECK-SAME:      v(%[[V]] : memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1], offset: 16384>>)
+func.func @combined_kv_cache_views(
+    %q: memref<?x32x128xf8E4M3FN>,
+    %kv: memref<?x2x16x8x128xf8E4M3FN>,
+    %qo_indptr: memref<?xi32>,
+    %kv_indptr: memref<?xi32>,
+    %kv_page_indices: memref<?xi32>,
+    %kv_last_page_len: memref<?xi32>,
+    %q_descale: memref<1xf32>,
+    %k_descale: memref<1xf32>,
+    %v_descale: memref<1xf32>,
+    %out: memref<?x32x128xbf16>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %kv, %c0 : memref<?x2x16x8x128xf8E4M3FN>
+  %k = memref.subview %kv[0, 0, 0, 0, 0] [%n, 1, 16, 8, 128] [1, 1, 1, 1, 1]
+      : memref<?x2x16x8x128xf8E4M3FN> to memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1]>>
+  %v = memref.subview %kv[0, 1, 0, 0, 0] [%n, 1, 16, 8, 128] [1, 1, 1, 1, 1]
+      : memref<?x2x16x8x128xf8E4M3FN> to memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1], offset: 16384>>
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xf8E4M3FN>)
+      k(%k : memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1]>>)
+      v(%v : memref<?x16x8x128xf8E4M3FN, strided<[32768, 1024, 128, 1], offset: 16384>>)
+      qo_indptr(%qo_indptr : memref<?xi32>)
+      kv_indptr(%kv_indptr : memref<?xi32>)
+      kv_page_indices(%kv_page_indices : memref<?xi32>)
+      kv_last_page_len(%kv_last_page_len : memref<?xi32>)
+      q_descale(%q_descale : memref<1xf32>)
+      k_descale(%k_descale : memref<1xf32>)
+      v_descale(%v_descale : memref<1xf32>)
+      out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<per_tensor>, mask = #fmha.mask<causal>,
+       page_table = #fmha.page_table<csr>, kv_layout = #fmha.kv_layout<nhd>,
+       page_size = 16 : i64}
+  return
+}

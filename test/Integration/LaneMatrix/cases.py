@@ -187,6 +187,14 @@ def build(chip):
     b.add("soft-cap-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
           extra=("--soft-cap", "5"))
 
+    # --- K and V as views of one combined (N_pages, 2, P, Hkv, D) cache
+    # (--kv-strided: page, token and head strides at run time), on spread
+    # data: a wrong stride reads another page's or V's values.
+    b.add("kv-strided-combined", 1024, "40,9", "300,70", heads="4/2", mask="none",
+          extra=("--kv-strided", "--data", "spread"))
+    b.add("kv-strided-combined-hnd", pg, "33,20", f"{3 * pg},{BN + pg}", heads="4/2",
+          table="block", layout="hnd", extra=("--kv-strided", "--data", "spread"))
+
     # --- per_tensor ---------------------------------------------------------------
     b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",
           layout="hnd", mask="none")

@@ -92,6 +92,49 @@ public:
     return success();
   }
 
+  /// K / V strides (fmha-compile --kv-strided makes them dynamic): each
+  /// static one > 0 and a multiple of 16 bytes (the kernels read 16-byte
+  /// chunks), and, when all are static, no two dimensions overlapping
+  /// (ordered by stride, each at least the extent below it; the run-time
+  /// checkers apply the same rule to dynamic ones).
+  LogicalResult kvStrides(StringRef name, MemRefType t) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (t.getRank() != 4 || failed(t.getStridesAndOffset(strides, offset)))
+      return success(); // the rank and innermost checks report these
+    int64_t bytes = std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+    SmallVector<std::pair<int64_t, int64_t>> dims;
+    bool allStatic = true;
+    for (int i = 0; i < 3; ++i) {
+      if (ShapedType::isDynamic(strides[i])) {
+        allStatic = false;
+        continue;
+      }
+      if (t.getDimSize(i) == 1)
+        continue;
+      if (strides[i] <= 0 || (strides[i] * bytes) % 16 != 0)
+        return op.emitOpError()
+               << "operand '" << name << "' strides must be > 0 and multiples of "
+               << "16 bytes (the kernels read 16-byte chunks), got " << str(t);
+      dims.push_back({strides[i], t.getDimSize(i)});
+    }
+    if (!allStatic || t.isDynamicDim(3))
+      return success();
+    llvm::sort(dims);
+    int64_t extent = t.getDimSize(3);
+    for (auto [stride, size] : dims) {
+      if (stride < extent)
+        return op.emitOpError()
+               << "operand '" << name << "' strides overlap: a stride of " << stride
+               << " is less than the " << extent
+               << " elements the dimensions below it span, got " << str(t);
+      if (ShapedType::isDynamic(size))
+        break; // the outermost (pages): nothing is above it
+      extent = stride * (size - 1) + extent;
+    }
+    return success();
+  }
+
   /// Every dim 1, not a product of 1: huge static dims can wrap the product
   /// (274177 x 67280421310721 "has" one element).
   LogicalResult oneElement(StringRef name, MemRefType t, StringRef mode) {
@@ -174,6 +217,8 @@ LogicalResult BatchPrefillOp::verify() {
         {"v_cache", getVCache()}, {"out", getOut()}, {"qo_indptr", getQoIndptr()}})
     if (failed(check.contiguousInner(name, getMemRef(value))))
       return failure();
+  if (failed(check.kvStrides("k_cache", kT)) || failed(check.kvStrides("v_cache", vT)))
+    return failure();
 
   // Precision pairing: one MMA must take q and k.
   Type qE = qT.getElementType(), kE = kT.getElementType(),
