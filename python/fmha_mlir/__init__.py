@@ -192,6 +192,8 @@ def static_key(request, chip, fmt="bin"):
     # A kernel that reads sm_scale and the window bounds at run time serves
     # every value of them.
     static["runtime_scalars"] = bool(done.get("runtime_scalars", False))
+    # A kernel that takes K and V strides at run time is another kernel.
+    static["kv_strided"] = bool(done.get("kv_strided", False))
     if static["runtime_scalars"]:
         static["sm_scale"] = "rt"
         if static["mask"].startswith("window"):

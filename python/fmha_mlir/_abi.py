@@ -90,6 +90,35 @@ def is_dense(shape, strides):
     return True
 
 
+def kv_stride_rule(shape, strides, itemsize):
+    """The rule a kv_strided kernel's K or V view keeps (docs/ABI.md; the C++
+    ref::Request::checkKVStrides): "" when kept, else what it breaks. d
+    contiguous; the other strides > 0, multiples of 16 bytes, and not
+    overlapping (ordered by stride, each at least the extent below it)."""
+    where = f" (shape {list(shape)}, strides {list(strides)})"
+    if len(shape) != 4 or len(strides) != 4:
+        return "needs 4 dimensions" + where
+    if strides[3] != 1:
+        return "the d dimension must be contiguous (stride 1)" + where
+    dims = []
+    for size, stride in zip(shape[:3], strides[:3]):
+        if size <= 1:
+            continue
+        if stride <= 0:
+            return "strides must be > 0" + where
+        if (stride * itemsize) % CHUNK_ALIGN:
+            return (f"strides must be multiples of {CHUNK_ALIGN} bytes "
+                    f"({CHUNK_ALIGN // itemsize} elements)" + where)
+        dims.append((stride, size))
+    extent = shape[3]
+    for stride, size in sorted(dims):
+        if stride < extent:
+            return (f"the strides overlap: a stride of {stride} is less than the {extent} "
+                    "elements the dimensions below it span" + where)
+        extent = stride * (size - 1) + extent
+    return ""
+
+
 def _dtype_of(request, name):
     if name in INDEX_OPERANDS:
         return "i32"
@@ -107,7 +136,8 @@ def check(request, operands, tensors, device):
     request (a manifest's "request", or the dict the kernel was compiled
     from, with its defaults) is `request` and whose operands, in order, are
     `operands`; each on `device`, of the operand's element type, of the
-    shape the request gives it, and dense except the kv_blockscale descales.
+    shape the request gives it, and dense except the kv_blockscale descales
+    and, for a kv_strided kernel, K and V (kv_stride_rule).
     Raises ValueError (TypeError for an object that is not a tensor) naming
     the operand and the rule."""
     bufs = describe_all(operands, tensors)
@@ -154,6 +184,11 @@ def check_buffers(request, bufs, device):
             raise ValueError(f"{n}: dtype {b.dtype}, the kernel's {want} needs "
                              f"{' or '.join(sorted(torch_names | numpy_names))}")
         strided = n in ("k_descale", "v_descale") and request["quant"] == "kv_blockscale"
+        if n in ("k_cache", "v_cache") and request.get("kv_strided"):
+            rule = kv_stride_rule(b.shape, b.strides, b.itemsize)
+            if rule:
+                raise ValueError(f"{n}: {rule}")
+            continue
         if not strided and not is_dense(b.shape, b.strides):
             raise ValueError(f"{n}: must be dense row-major (shape {list(b.shape)}, "
                              f"strides {list(b.strides)})")

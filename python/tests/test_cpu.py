@@ -240,6 +240,47 @@ class HostTest(unittest.TestCase, Check):
         with self.assertRaises(fmha_mlir.UnsupportedRequest):
             cpu.compile(REQ, target="sm_80")
 
+    def test_combined_kv_cache_views(self):
+        # FlashInfer's / SGLang's one cache tensor (N_pages, 2, P, Hkv, D):
+        # k = kv[:, 0] and v = kv[:, 1] go in as views (page stride 2 P Hkv D)
+        # to a kv_strided kernel; a dense kernel refuses them, and so does
+        # the strided one for views that overlap or are not 16-byte strides.
+        case = Case(np.random.default_rng(8), [17, 33], [130, 20])
+        kv = np.stack([case.k, case.v], axis=1)
+        self.assertEqual(kv.shape, (case.n_pages, 2, 16, 2, 64))
+        strided = dict(REQ, kv_strided=True)
+        for target in ("host", "gfx942"):
+            req, c = strided, case
+            if target == "gfx942":
+                c = Case(np.random.default_rng(9), [20, 3], [40, 9], fnuz=True)
+                kv = np.stack([c.k, c.v], axis=1)
+                req = dict(strided, q_dtype="f8E4M3FNUZ", kv_dtype="f8E4M3FNUZ")
+            ts = c.tensors()
+            ts.update(k_cache=kv[:, 0], v_cache=kv[:, 1])
+            self.assertFalse(ts["k_cache"].flags["C_CONTIGUOUS"])
+            cpu.compile(req, target=target)(ts)
+            self.assertMatches(c, ts)
+        kv = np.stack([case.k, case.v], axis=1)
+        ts = case.tensors()
+        ts.update(k_cache=kv[:, 0], v_cache=kv[:, 1])
+        with self.assertRaisesRegex(ValueError, r"k_cache: must be dense row-major"):
+            cpu.compile(REQ)(ts)
+        k = cpu.compile(strided)
+        self.assertIsNot(k, cpu.compile(REQ))
+        # Tokens of a page over each other (a token stride of one head).
+        over = np.lib.stride_tricks.as_strided(case.k, strides=(2048, 64, 64, 1))
+        ts = case.tensors()
+        ts.update(k_cache=over)
+        with self.assertRaisesRegex(ValueError, r"k_cache: the strides overlap"):
+            k(ts)
+        # Heads 72 bytes apart: not a 16-byte multiple.
+        wide = np.zeros((case.n_pages, 16, 2, 72), dtype=np.uint8)[..., :64]
+        ts = case.tensors()
+        ts.update(k_cache=wide)
+        with self.assertRaisesRegex(ValueError, r"k_cache: strides must be multiples of 16 bytes"):
+            k(ts)
+        self.assertTrue((ts["out"] == 0).all(), "a refused run wrote out")
+
 
 class LaneEmulatorTest(unittest.TestCase, Check):
     """The AMD kernel (gfx942's lane-level code, what fmha-compile turns
