@@ -134,7 +134,10 @@ LogicalResult LaneForms::visit(Operation *op) {
     if (t.getElementType() != layout->atom.aElem)
       return fail("Q of type ")
              << t.getElementType() << " must have the KV cache's fp8 type "
-             << layout->atom.aElem << " (16-bit Q is not lowered to the GPU yet)";
+             << layout->atom.aElem
+             << (t.getElementType().getIntOrFloatBitWidth() == 16
+                     ? " (16-bit Q is not lowered to the GPU yet)"
+                     : " (mixed fp8 Q and K types are not lowered to the GPU yet)");
     if (!runStartsAligned(layout->qRuns))
       return fail("operand run start not aligned");
     if (ti->warpgroupMma()) {

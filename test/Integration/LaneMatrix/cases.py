@@ -195,6 +195,17 @@ def build(chip):
     b.add("kv-strided-combined-hnd", pg, "33,20", f"{3 * pg},{BN + pg}", heads="4/2",
           table="block", layout="hnd", extra=("--kv-strided", "--data", "spread"))
 
+    # --- head dims and outputs of the support table (README): D 256 and
+    # D 192 / Dv 128 where the chip takes them (sm_90a's warpgroup MMA
+    # refuses both: its Q rows must be 32, 64 or k*128 bytes, and D 256's
+    # K and V tiles pass its 48 KiB), no lse with an f16 output.
+    if chip != "sm_90a":
+        b.add("d256", 1024, "33,9", "150,40", dim="256", mask="none", extra=("--data", "spread"))
+        b.add("d192-dv128", pg, "20,9", f"{3 * pg},{BN + pg}", dim="192/128", table="block",
+              extra=("--data", "spread"))
+    b.add("no-lse-f16-out", 1024, "20,9", "150,40", lse=False, layout="hnd",
+          extra=("--out-dtype", "f16"))
+
     # --- per_tensor ---------------------------------------------------------------
     b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",
           layout="hnd", mask="none")
