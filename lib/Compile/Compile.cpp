@@ -170,6 +170,13 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
     for (int64_t x : res.grid)
       j.value(x);
   });
+  // x and z may exceed the formula (docs/ABI.md section 4): workgroups past
+  // a sequence's rows or past the batch return at once, so the grid of the
+  // largest batch serves a launch captured in a CUDA / HIP graph.
+  j.attributeArray("grid_may_exceed", [&] {
+    j.value("x");
+    j.value("z");
+  });
 }
 
 /// sm_90: NVVM, then PTX (the driver JITs it; ptxas makes a cubin where it

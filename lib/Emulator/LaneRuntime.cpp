@@ -123,6 +123,7 @@ thread_local bool tFatal = false; // an error that stops the launch
 thread_local bool tFirstIsOutOfBounds = false;
 thread_local int64_t tOutOfBounds = 0; // since the last takeLaneRuntimeError
 thread_local LaneRuntimeStats tStats;
+thread_local int64_t tGridPad[3] = {0, 0, 0}; // setLaneGridPadding
 
 /// An error the launch cannot go on after (divergence, deadlock, bad launch).
 void setError(const std::string &msg) {
@@ -535,6 +536,7 @@ void fmha_lane_launch(void (*entry)(int64_t *), int64_t gx, int64_t gy,
              std::to_string(bz) + "), wave " + std::to_string(waveSize));
     return;
   }
+  gx += tGridPad[0], gy += tGridPad[1], gz += tGridPad[2];
   auto L = std::make_unique<Launch>();
   L->entry = entry;
   L->args = args;
@@ -757,6 +759,10 @@ LaneRuntimeStats takeLaneRuntimeStats() {
   LaneRuntimeStats s = tStats;
   tStats = {};
   return s;
+}
+
+void setLaneGridPadding(int64_t x, int64_t y, int64_t z) {
+  tGridPad[0] = x, tGridPad[1] = y, tGridPad[2] = z;
 }
 
 } // namespace fmha::lane

@@ -262,7 +262,9 @@ def argument_values(parts, bufs):
 def grid(manifest, qo_lens=None, max_qo_len=None, batch=None):
     """The manifest's grid: ceil(max qo_len / block_m) x num_qo_heads x
     batch (docs/ABI.md), from the query lengths or from their maximum and
-    the batch (no device-to-host read of qo_indptr)."""
+    the batch (no device-to-host read of qo_indptr). max_qo_len and batch
+    may be upper bounds: the extra workgroups return at once, so the grid of
+    the largest batch serves a launch captured once in a CUDA / HIP graph."""
     if "config" in manifest:
         block_m = manifest["config"]["block_m"]
     else:  # manifests before the config was written: the grid's formula

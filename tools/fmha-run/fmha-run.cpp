@@ -16,6 +16,7 @@
 #include "fmha/Reference/Mutate.h"
 #include "fmha/Compile/Compile.h"
 #include "fmha/Emulator/CpuKernel.h"
+#include "fmha/Emulator/LaneRuntime.h"
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/PageTable.h"
 #include "fmha/Reference/Problem.h"
@@ -62,6 +63,7 @@ static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's Blo
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
 static cl::opt<bool> optNoPeel("no-peel", cl::desc("skip fmha-peel-masked-tiles on a GPU target: every KV tile masked (measurements; the host never peels)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false), cl::cat(kToolCategory));
+static cl::list<int64_t> optGridPad("grid-pad", cl::desc("test hook (lane targets): X,Y,Z extra workgroups in each grid dimension, as a launch captured for a larger batch runs"), cl::CommaSeparated, cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<std::string> optMutateDescales(
     "mutate-descales",
@@ -351,6 +353,14 @@ int main(int argc, char **argv) {
     return fail(2, "--mutate-descales must be none, swap-kv, logical-page, "
                    "wrong-head, per-tile or global, got '" + optMutateDescales + "'");
 
+  if (!optGridPad.empty()) {
+    if (optGridPad.size() != 3 ||
+        llvm::any_of(optGridPad, [](int64_t v) { return v < 0 || v > 64; }))
+      return fail(2, "--grid-pad takes X,Y,Z, each in [0, 64]");
+    if (!lanes)
+      return fail(2, "--grid-pad needs a lane target (--target CHIP)");
+    ::fmha::lane::setLaneGridPadding(optGridPad[0], optGridPad[1], optGridPad[2]);
+  }
   mlir::fmha::CpuKernelOptions kopt;
   kopt.target = optTarget;
   kopt.folds = !optNoFolds;

@@ -41,6 +41,12 @@ struct LaneRuntimeStats {
 };
 LaneRuntimeStats takeLaneRuntimeStats();
 
+/// Extra workgroups every later launch on this thread runs in x, y and z
+/// (0, 0, 0 by default): a grid larger than the request's, as one launch
+/// captured in a CUDA / HIP graph for the largest batch is (docs/ABI.md).
+/// The kernel must leave the extra workgroups without a memory access.
+void setLaneGridPadding(int64_t x, int64_t y, int64_t z);
+
 } // namespace fmha::lane
 
 #endif // FMHA_EMULATOR_LANERUNTIME_H

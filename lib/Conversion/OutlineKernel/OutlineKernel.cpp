@@ -48,13 +48,30 @@ Captures capturesOf(scf::ForallOp grid) {
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(grid.getRegion(), captured);
   Captures c;
-  for (Value v : captured) {
+  // Cloned in, operands first: constants, and index arithmetic (add, sub) on
+  // constants and sizes (memref.dim) of memrefs the body uses anyway (CSE
+  // makes the grid point's batch, qo_indptr's size - 1, the function's).
+  SetVector<Operation *> clones;
+  std::function<bool(Value)> cloneable = [&](Value v) -> bool {
     Operation *def = v.getDefiningOp();
-    if (def && def->hasTrait<OpTrait::ConstantLike>())
-      c.clones.push_back(def);
-    else
+    if (!def)
+      return false;
+    if (def->hasTrait<OpTrait::ConstantLike>()) {
+      clones.insert(def);
+      return true;
+    }
+    if (!isa<memref::DimOp, arith::AddIOp, arith::SubIOp>(def))
+      return false;
+    for (Value o : def->getOperands())
+      if (isa<MemRefType>(o.getType()) ? !captured.contains(o) : !cloneable(o))
+        return false;
+    clones.insert(def);
+    return true;
+  };
+  for (Value v : captured)
+    if (isa<MemRefType>(v.getType()) || !cloneable(v))
       c.args.push_back(v);
-  }
+  c.clones.assign(clones.begin(), clones.end());
   // A stable ABI: the function's own arguments first, in their order (the
   // op's operand order), then values computed on the host.
   auto rank = [](Value v) -> int64_t {

@@ -5,9 +5,12 @@
 // offset, strides), an unnamed scalar argument (argN) and a value computed in
 // the function (hostK, no operand). An argument the grid does not use is no
 // kernel argument. The launch passes the same flat values in the same order.
+// A size of a memref the grid uses, and index adds / subs of such sizes and
+// constants, are cloned in, not passed (the grid point's batch, qo_indptr's
+// size - 1, is one).
 // CHECK-LABEL: func.func @f(
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<?x4xf32> {fmha.operand_name = "q"}, %[[S:[a-z0-9]+]]: memref<?x4xf32, strided<[?, ?], offset: ?>> {fmha.operand_name = "k_descale"}, %[[N:[a-z0-9]+]]: index
-// CHECK: %[[H:.*]] = memref.dim %[[Q]], %{{.*}} : memref<?x4xf32>
+// CHECK: %[[H:.*]] = arith.muli %[[N]], %[[N]] : index
 // CHECK: %[[META:.*]], %[[OFF:.*]], %{{.*}}:2, %[[ST:.*]]:2 = memref.extract_strided_metadata %[[S]]
 // CHECK: %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
 // CHECK: %[[ST0:.*]] = arith.index_cast %[[ST]]#0 : index to i64
@@ -35,17 +38,23 @@
 // CHECK-NEXT: %[[D7:.*]] = llvm.insertvalue %[[SS1]], %[[D6]][4, 1]
 // CHECK-NEXT: %[[G:.*]] = builtin.unrealized_conversion_cast %[[D7]] : !llvm.struct<(ptr<1>, ptr<1>, i64, array<2 x i64>, array<2 x i64>)> to memref<?x4xf32, strided<[?, ?], offset: ?>, 1>
 // CHECK-NEXT: %[[SM:.*]] = builtin.unrealized_conversion_cast %[[G]] : memref<?x4xf32, strided<[?, ?], offset: ?>, 1> to memref<?x4xf32, strided<[?, ?], offset: ?>>
-// CHECK: %[[R:.*]] = arith.addi %[[KN]], %[[KH]] : index
+// CHECK: %[[KD:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x4xf32>
+// CHECK: %[[KDM1:.*]] = arith.subi %[[KD]], %{{.*}} : index
+// CHECK: %[[R0:.*]] = arith.addi %[[KN]], %[[KH]] : index
+// CHECK: %[[R:.*]] = arith.addi %[[R0]], %[[KDM1]] : index
 // CHECK: memref.store %{{.*}}, %[[SM]][%[[R]], %{{.*}}]
 func.func @f(%q: memref<?x4xf32> {fmha.operand_name = "q"},
              %s: memref<?x4xf32, strided<[?, ?], offset: ?>> {fmha.operand_name = "k_descale"},
              %n: index, %unused: memref<?xi32> {fmha.operand_name = "unused"}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %h = memref.dim %q, %c0 : memref<?x4xf32>
+  %h = arith.muli %n, %n : index
+  %d = memref.dim %q, %c0 : memref<?x4xf32>
+  %dm1 = arith.subi %d, %c1 : index
   scf.forall (%i, %j, %k) in (4, 2, 1) {
     %x = memref.load %q[%i, %c1] : memref<?x4xf32>
-    %r = arith.addi %n, %h : index
+    %r0 = arith.addi %n, %h : index
+    %r = arith.addi %r0, %dm1 : index
     memref.store %x, %s[%r, %j] : memref<?x4xf32, strided<[?, ?], offset: ?>>
   } {fmha.config = #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16, warps = 4, wave_size = 64, mma_m = 32, mma_n = 32, p_type = f8E4M3FNUZ, shift = 7>}
   return

@@ -187,6 +187,16 @@ std::pair<Value, Value> TiledFormBuilder::kvTileRange(Value row0, Value n,
 
 void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   Value c1 = cIdx(1);
+  // A grid point past the batch (a launch sized for a larger batch, as a
+  // captured CUDA / HIP graph is: docs/ABI.md) does nothing, before it reads
+  // qo_indptr; the batch is qo_indptr's size - 1, a kernel argument.
+  Value batch = arith::SubIOp::create(
+      b, memref::DimOp::create(b, op.getQoIndptr(), 0), c1);
+  auto inBatch = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, bIdx, batch),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard inBatchGuard(b);
+  b.setInsertionPointToStart(&inBatch.getThenRegion().front());
   Value qStart = loadIdx(op.getQoIndptr(), bIdx);
   Value next = arith::AddIOp::create(b, bIdx, c1);
   Value sq = arith::SubIOp::create(b, loadIdx(op.getQoIndptr(), next), qStart);
