@@ -11,7 +11,10 @@ aiter's positional arguments and keywords, in aiter's order; then its FP8
 and paged-cache keywords (q_descale, k_descale, v_descale,
 kv_last_page_lens, block_table, seqlen_k). The caches are aiter's linear
 layout: [num_pages, page_size, Hkv, D] (or [total_k, Hkv, D] for pages of
-one token; kv_layout="hnd" takes [num_pages, Hkv, page_size, D]). The
+one token; kv_layout="hnd" takes [num_pages, Hkv, page_size, D]), dense or
+views with any page, token and head strides (k = kv[:, 0], v = kv[:, 1] of
+one [num_pages, 2, page_size, Hkv, D] cache: the kernel with run-time
+strides, kv_strided, is picked; docs/ABI.md gives the stride rule). The
 descales: [num_pages, Hkv] views (aiter's interleaved [num_pages, Hkv, 2]
 buffer gives kv[..., 0] and kv[..., 1]) for per-page scales, one element
 for per-tensor, none for 16-bit caches. The page table is CSR (kv_indptr,
@@ -180,6 +183,11 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
                "out_dtype": ot, "sm_scale": softmax_scale,
                "soft_cap": float(logits_soft_cap or 0.0), "lse": bool(return_lse),
                "runtime_scalars": bool(runtime_scalars)}
+    # K / V that are views (k = kv[:, 0] of a combined (N_pages, 2, P, Hkv, D)
+    # cache) take the kernel with run-time strides; dense ones the dense one.
+    kb, vb = _abi.describe("k", k), _abi.describe("v", v)
+    if not (_abi.is_dense(kb.shape, kb.strides) and _abi.is_dense(vb.shape, vb.strides)):
+        request["kv_strided"] = True
     if out is None:
         out = _empty(q, (total_q, hq, dv), ot)
     lse = _empty(q, (total_q, hq), "f32") if return_lse else None

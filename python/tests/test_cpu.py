@@ -308,6 +308,17 @@ class AiterEntryTest(unittest.TestCase, Check):
         self.assertEqual(lse.shape, (4, 59))  # [Hq, total_q], as aiter's
         self.assertMatches(case, {"out": out, "lse": np.ascontiguousarray(lse.T)})
 
+    def test_views_of_a_combined_cache(self):
+        # k and v as views of one (N_pages, 2, P, Hkv, D) cache: the entry
+        # point picks the kernel with run-time strides, no copy.
+        case = Case(np.random.default_rng(7), [17, 33, 9], [130, 20, 0])
+        kv = np.stack([case.k, case.v], axis=1)
+        out = mha_batch_prefill_func(
+            case.q, kv[:, 0], kv[:, 1], case.qo_indptr, case.kv_indptr, case.kv_page_indices,
+            33, 130, causal=True, q_descale=case.q_descale, k_descale=case.k_descale,
+            v_descale=case.v_descale, kv_last_page_lens=case.kv_last_page_len)
+        self.assertMatches(case, {"out": out})
+
     def test_soft_cap_and_block_table(self):
         case = Case(np.random.default_rng(6), [40, 17], [200, 90])
         out = mha_batch_prefill_func(
