@@ -396,7 +396,7 @@ std::string Request::str() const {
   if (runtime_scalars)
     os << " scalars=rt";
   if (kv_strided)
-    os << " kv=strided";
+    os << " kv_strides=rt";
   if (data == DataMode::Spread)
     os << " data=spread";
   os << " seed=" << seed;
@@ -418,7 +418,7 @@ std::string Request::kernelKey() const {
   if (soft_cap > 0)
     os << " soft_cap=" << soft_cap;
   if (kv_strided)
-    os << " kv=strided";
+    os << " kv_strides=rt";
   os << " lse=" << (return_lse ? 1 : 0);
   return os.str();
 }

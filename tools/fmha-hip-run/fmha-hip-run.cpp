@@ -12,6 +12,7 @@
 // request, 3 no HIP runtime or device, or a HIP call failed.
 //
 //===----------------------------------------------------------------------===//
+#include "../common/CombinedKV.h"
 #include "../common/KernelManifest.h"
 #include "../common/ToolMain.h"
 #include "fmha/Reference/Compare.h"
@@ -378,22 +379,9 @@ int main(int argc, char **argv) {
       t.offset = l.offset;
       t.strides = {l.page_stride, l.head_stride};
     }
-  // A kv_strided kernel: K and V as views of one combined cache (per page
-  // its K block, then its V block), as fmha-run and fmha-cuda-run pass it.
+  // A kv_strided kernel: K and V as views of one combined cache.
   std::vector<uint8_t> combined;
-  if (req.kv_strided) {
-    const ref::Request::KVView kView = req.combinedKView(), vView = req.combinedVView();
-    combined = in.combinedKVCache();
-    for (Tensor &t : tensors) {
-      if (t.name != "k_cache" && t.name != "v_cache")
-        continue;
-      const ref::Request::KVView &v = t.name == "k_cache" ? kView : vView;
-      t.host = combined.data();
-      t.bytes = combined.size();
-      t.offset = v.offset;
-      t.strides.assign(v.strides.begin(), v.strides.end());
-    }
-  }
+  fmha_tools::useCombinedKV(in, tensors, combined);
   auto find = [&](StringRef name) -> Tensor & {
     for (Tensor &t : tensors)
       if (t.name == name)

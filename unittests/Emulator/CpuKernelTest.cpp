@@ -35,6 +35,26 @@ ref::Request smallRequest(const std::string &target) {
   return r;
 }
 
+/// The buffers of smallRequest's kernel (CSR, kv_blockscale with aiter's
+/// interleaved descales) over `in` and caller-owned copies, K and V given.
+std::vector<mlir::fmha::BufferView>
+smallViews(const ref::Inputs &in, std::vector<int32_t> &qo, std::vector<int32_t> &pages,
+           uint16_t *out, float *lse, mlir::fmha::BufferView k, mlir::fmha::BufferView v) {
+  const int64_t t = in.req.totalQ(), n = in.nPages();
+  return {{"q", in.q.data(), {t, 4, 64}, {}},
+          std::move(k),
+          std::move(v),
+          {"qo_indptr", qo.data(), {3}, {}},
+          {"kv_indptr", in.table.kv_indptr.data(), {3}, {}},
+          {"kv_page_indices", pages.data(), {(int64_t)pages.size()}, {}},
+          {"kv_last_page_len", in.table.kv_last_page_len.data(), {2}, {}},
+          {"q_descale", &in.q_descale, {1}, {}},
+          {"k_descale", in.kv_descale.data(), {n, 2}, {4, 2}},
+          {"v_descale", in.kv_descale.data() + 1, {n, 2}, {4, 2}},
+          {"out", out, {t, 4, 64}, {}},
+          {"lse", lse, {t, 4}, {}}};
+}
+
 class CpuKernelTarget : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(CpuKernelTarget, MeetsBothReferencesAndSeesADescaleBug) {
@@ -148,19 +168,9 @@ TEST(CpuKernel, BuffersBreakingARuleAreRefused) {
   std::vector<float> lse(t * 4);
   std::vector<int32_t> pages = in.table.kv_page_indices, qo = in.qo_indptr;
   auto views = [&] {
-    return std::vector<mlir::fmha::BufferView>{
-        {"q", in.q.data(), {t, 4, 64}, {}},
-        {"k_cache", in.k_cache.data(), {n, 16, 2, 64}, {}},
-        {"v_cache", in.v_cache.data(), {n, 16, 2, 64}, {}},
-        {"qo_indptr", qo.data(), {3}, {}},
-        {"kv_indptr", in.table.kv_indptr.data(), {3}, {}},
-        {"kv_page_indices", pages.data(), {(int64_t)pages.size()}, {}},
-        {"kv_last_page_len", in.table.kv_last_page_len.data(), {2}, {}},
-        {"q_descale", &in.q_descale, {1}, {}},
-        {"k_descale", in.kv_descale.data(), {n, 2}, {4, 2}},
-        {"v_descale", in.kv_descale.data() + 1, {n, 2}, {4, 2}},
-        {"out", out.data(), {t, 4, 64}, {}},
-        {"lse", lse.data(), {t, 4}, {}}};
+    return smallViews(in, qo, pages, out.data(), lse.data(),
+                      {"k_cache", in.k_cache.data(), {n, 16, 2, 64}, {}},
+                      {"v_cache", in.v_cache.data(), {n, 16, 2, 64}, {}});
   };
   auto refused = [&](std::vector<mlir::fmha::BufferView> v, const std::string &want) {
     std::fill(out.begin(), out.end(), 0);
@@ -220,19 +230,9 @@ TEST(CpuKernel, StridedKVViewsOfOneCombinedCache) {
     std::vector<int32_t> pages = in.table.kv_page_indices, qo = in.qo_indptr;
     std::vector<int64_t> strides = {2 * page, 2 * 64, 64, 1};
     auto views = [&](std::vector<int64_t> ks) {
-      return std::vector<mlir::fmha::BufferView>{
-          {"q", in.q.data(), {t, 4, 64}, {}},
-          {"k_cache", kv.data(), {n, 16, 2, 64}, ks},
-          {"v_cache", kv.data() + page, {n, 16, 2, 64}, strides},
-          {"qo_indptr", qo.data(), {3}, {}},
-          {"kv_indptr", in.table.kv_indptr.data(), {3}, {}},
-          {"kv_page_indices", pages.data(), {(int64_t)pages.size()}, {}},
-          {"kv_last_page_len", in.table.kv_last_page_len.data(), {2}, {}},
-          {"q_descale", &in.q_descale, {1}, {}},
-          {"k_descale", in.kv_descale.data(), {n, 2}, {4, 2}},
-          {"v_descale", in.kv_descale.data() + 1, {n, 2}, {4, 2}},
-          {"out", out.data(), {t, 4, 64}, {}},
-          {"lse", lse.data(), {t, 4}, {}}};
+      return smallViews(in, qo, pages, out.data(), lse.data(),
+                        {"k_cache", kv.data(), {n, 16, 2, 64}, ks},
+                        {"v_cache", kv.data() + page, {n, 16, 2, 64}, strides});
     };
     ASSERT_TRUE(mlir::succeeded(k->runOnBuffers(views(strides), err))) << err;
     ref::OracleResult oracle = ref::runOracle(in);

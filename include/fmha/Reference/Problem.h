@@ -130,7 +130,8 @@ struct Request {
   /// elements; d contiguous), read at run time: a view into a combined
   /// (N_pages, 2, P, Hkv, D) cache, an HND or NHD cache, a vLLM-ordered
   /// one. The runners then lay K and V out as one combined cache
-  /// (combinedKVStrides()). False: dense caches, strides compiled in.
+  /// (combinedKView(), combinedVView()). False: dense caches, strides
+  /// compiled in.
   bool kv_strided = false;
   uint64_t seed = 0;
   DataMode data = DataMode::Uniform;

@@ -96,10 +96,9 @@ def ExpandTanhPass : Pass<"fmha-expand-tanh"> {
     five ops, no compare or select: for large x, e = +inf and 2 / inf = 0
     (exactly 1); for large -x, e = 0 (exactly -1); NaN stays NaN. Near 0 the
     error is absolute, about 1-2 ulp of 1 (1 - 2 / (1 + e) cancels), which
-    the cap scales: 30 * 2.4e-7 = 7e-6 on a logit. The f32 division carries
-    the fast-math flags the GPU lowering gives every division (a
-    reciprocal; the chips' rcp of +inf is 0). Other element types are left
-    alone.
+    the cap scales: 30 * 2.4e-7 = 7e-6 on a logit. The division carries
+    `arcp` and `afn` (a reciprocal, not the IEEE sequence; the chips' rcp of
+    +inf is 0). Other element types are left alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
