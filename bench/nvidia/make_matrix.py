@@ -4,7 +4,7 @@
 Usage: make_matrix.py --fmha-compile PATH --out DIR [--sets main,short,spread]
                       [--chip sm_90|sm_90a] [--quick] [--jobs N] [--list]
 
-Five sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
+Six sets (sm_90: BlockM 64, BlockN 64, k step 32; regimes per page size in
 docs/REGIMES.md, bench/regimes.py):
 
 - main (216 cases): page sizes 1, 8, 16, 32, 48, 64, 96, 128, 1024 x page
@@ -31,6 +31,12 @@ docs/REGIMES.md, bench/regimes.py):
 - softcap (7 cases, not in the default sets): the soft cap (`--soft-cap`):
   cap 5 on spread data with kv_blockscale at pages 1, 16, 32, 64, 1024, and
   cap 30 with per_tensor and a window at pages 16 and 1024.
+- q16 (12 cases, not in the default sets): a 16-bit Q with the fp8 cache
+  (`--q-dtype bf16|f16`, quantized per Q tile on the fly): bf16 with
+  kv_blockscale on uniform (32/8) and spread (16/16) data at pages 1, 16,
+  32, 64, 1024, and f16 with per_tensor and a window at pages 16 and 1024;
+  lse on. Judged against the oracle of the quantized Q; the runner reports
+  the error against the exact Q.
 - kvstrided (10 cases, not in the default sets): K and V as views of one
   combined cache (`--kv-strided`): kv_blockscale on spread data with CSR +
   NHD + causal, and per_tensor with block table + HND + window 128/16, at
@@ -147,6 +153,24 @@ def cases(sets, quick):
             out.append((f"kvstrided-p{page}-block-hnd-per_tensor-window-32x8",
                         flags_of(page, "block", "hnd", "per_tensor", "window:128,16", "32/8",
                                  qo, kv, ["--kv-strided"])))
+    if "q16" in sets:
+        # A 16-bit Q with the fp8 cache (config q_scale = per_tile: each Q
+        # tile quantized on the fly): bf16 and f16 Q, uniform and spread
+        # data, every V-descale route, lse (where the quantization shows).
+        for page in [1, 16, 32, 64, 1024]:
+            qo, kv = LENS["32/8"]
+            out.append((f"q16-bf16-p{page}-csr-nhd-kv_blockscale-causal-32x8",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "32/8", qo, kv,
+                                 ["--q-dtype", "bf16", "--lse"])))
+            qo, kv = LENS["16/16"]
+            out.append((f"q16-bf16-spread-p{page}-csr-nhd-kv_blockscale-causal-16x16",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "16/16", qo, kv,
+                                 ["--q-dtype", "bf16", "--data", "spread", "--lse"])))
+        for page in [16, 1024]:
+            qo, kv = LENS["32/8"]
+            out.append((f"q16-f16-p{page}-block-hnd-per_tensor-window-32x8",
+                        flags_of(page, "block", "hnd", "per_tensor", "window:128,16", "32/8",
+                                 qo, kv, ["--q-dtype", "f16", "--lse"])))
     names = [n for n, _ in out]
     assert len(names) == len(set(names)), "case names must be unique"
     return out
@@ -157,7 +181,7 @@ def main():
     ap.add_argument("--fmha-compile")
     ap.add_argument("--out")
     ap.add_argument("--sets", default="main,short,spread",
-                    help="comma list of main, short, spread, softcap (default: the first three)")
+                    help="comma list of main, short, spread, softcap, kvstrided, q16 (default: the first three)")
     ap.add_argument("--quick", action="store_true",
                     help="main: one case per page size; short and spread: causal kv_blockscale only")
     ap.add_argument("--chip", default="sm_90", choices=sorted(BLOCK_NS),
@@ -168,8 +192,8 @@ def main():
     global CHIP, BLOCK_N
     CHIP, BLOCK_N = a.chip, BLOCK_NS[a.chip]
     sets = set(a.sets.split(","))
-    if not sets <= {"main", "short", "spread", "softcap", "kvstrided"}:
-        ap.error("--sets takes main, short, spread, softcap, kvstrided")
+    if not sets <= {"main", "short", "spread", "softcap", "kvstrided", "q16"}:
+        ap.error("--sets takes main, short, spread, softcap, kvstrided, q16")
     todo = cases(sets, a.quick)
     if a.list:
         for name, flags in todo:

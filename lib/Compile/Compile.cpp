@@ -155,6 +155,7 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
       j.attribute("page_regime", stringifyPageRegime(cfg.getPageRegime()));
       j.attribute("pv_vd_route", stringifyVdRoute(cfg.getVdRoute()));
       j.attribute("pv_group", cfg.getPvGroup());
+      j.attribute("q_scale", stringifyQScale(cfg.getQScale()));
     });
   j.attributeArray("workgroup", [&] {
     for (int64_t x : res.workgroup)

@@ -204,7 +204,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
                           opt.blockN ? opt.blockN : c.getBlockN(), c.getKStep(),
                           c.getWarps(), c.getWaveSize(), c.getMmaM(), c.getMmaN(),
                           c.getPType(), opt.shift >= 0 ? opt.shift : c.getShift(),
-                          PageRegime::Unset, VdRoute::Unset, 0);
+                          PageRegime::Unset, VdRoute::Unset, 0, c.getQScale());
       if (failed(verifyConfig(op, c))) {
         bad = true;
         return;
@@ -214,6 +214,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     }
     // The V-descale route the config decided (the kernel follows it).
     emu.vd_scaled_p = c.getVdRoute() == VdRoute::ScaledP;
+    emu.q_per_tile = c.getQScale() == QScale::PerTile;
     impl->vdRoute = stringifyVdRoute(c.getVdRoute()).str();
     emu.block_m = c.getBlockM();
     emu.block_n = c.getBlockN();

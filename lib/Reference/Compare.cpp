@@ -230,6 +230,30 @@ std::string CompareResult::summary() const {
   return s;
 }
 
+std::string CompareResult::errors() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "max_row_rel=%.3g max_abs=%.3g rel_fro=%.3g",
+                max_row_rel_err, max_abs_err, rel_fro_err);
+  std::string s = buf;
+  if (lse_checked) {
+    std::snprintf(buf, sizeof buf, " lse_max=%.3g lse_rel=%.3g", lse_max_err,
+                  lse_max_scaled_err);
+    s += buf;
+  }
+  return s;
+}
+
+CompareResult judgeAgainstOracle(const Inputs &in, const void *out,
+                                 const float *lse, int64_t q_tile_rows,
+                                 CompareResult *exactQ) {
+  OracleOptions o;
+  o.q_tile_rows = q_tile_rows;
+  CompareResult r = compareWithOracle(in, out, lse, runOracle(in, o));
+  if (exactQ && q_tile_rows > 0)
+    *exactQ = compareWithOracle(in, out, lse, runOracle(in));
+  return r;
+}
+
 CompareResult compareWithOracle(const Inputs &in, const void *out,
                                 const float *lse, const OracleResult &ref) {
   const Tolerances tol = Tolerances::forMode(CompareMode::Oracle, in.req.data);

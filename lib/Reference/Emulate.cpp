@@ -2,6 +2,7 @@
 
 #include "fmha/Reference/Emulate.h"
 #include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/Quantize.h"
 
 #include "Parallel.h"
 
@@ -49,8 +50,11 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
   const float cap = static_cast<float>(req.soft_cap);
   // The kernels multiply by 1 / cap (fmha-tile).
   const float invCap = hasCap ? static_cast<float>(1.0 / req.soft_cap) : 0.0f;
-  const float realScale = smScale * qd; // s * kd * realScale = real logit
-  const float sc = hasCap ? 1.0f : sigma;
+  const float realScale0 = smScale * qd; // s * kd * realScale = real logit
+  const bool qPerTile = opt.q_per_tile;
+  if (qPerTile && (!isFp8(kvT) || isFp8(req.q_dtype)))
+    throw std::invalid_argument(
+        "emulation: q_per_tile quantizes a 16-bit Q for an fp8 cache");
   const float shiftF = static_cast<float>(r.shift);
   const float negInf = -std::numeric_limits<float>::infinity();
 
@@ -77,7 +81,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
     // page and descales of every key.
     std::vector<float> kt(static_cast<size_t>(D * sk)),
         v(static_cast<size_t>(sk * Dv)), kd(sk), vd(sk), rowF(D), q(D), x(BN),
-        pc(BN), o(Dv), u(Dv);
+        pc(BN), o(Dv), u(Dv), qTile;
     std::vector<int32_t> pageOf(sk);
     for (int64_t j = 0; j < sk; ++j) {
       const int32_t page = in.table.pageOf(form, b, j);
@@ -95,12 +99,25 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
     for (int64_t h = g * G; h < (g + 1) * G; ++h) {
       // Query rows in blocks of BlockM; rows are independent.
       for (int64_t mb = 0; mb < sq; mb += BM) {
+        // Q quantized per tile (fmha.quantize_tile): the tile's multiplier
+        // and descale; the scales below take the descale.
+        float qTileDs = 1.0f;
+        const int64_t rows = std::min(sq, mb + BM) - mb;
+        if (qPerTile) {
+          qTile.resize(static_cast<size_t>(rows * D));
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t d = 0; d < D; ++d)
+              qTile[i * D + d] = in.qStored(q0 + mb + i, h, d);
+          qTileDs = quantizeQTile(qTile.data(), qTile.size(), kvT, qTile.data());
+        }
+        const float sc = hasCap ? 1.0f : sigma * qTileDs;
+        const float realScale = realScale0 * qTileDs;
         for (int64_t i = mb; i < std::min(sq, mb + BM); ++i) {
           const int64_t row = q0 + i;
           int64_t lo, hi;
           req.mask.visibleRange(i, sq, sk, lo, hi);
           for (int64_t d = 0; d < D; ++d)
-            q[d] = in.qStored(row, h, d);
+            q[d] = qPerTile ? qTile[(i - mb) * D + d] : in.qStored(row, h, d);
           float m = negInf, l = 0.0f;
           std::fill(o.begin(), o.end(), 0.0f);
           for (int64_t c0 = 0; c0 < sk; c0 += BN) {

@@ -2,6 +2,7 @@
 
 #include "fmha/Reference/Oracle.h"
 #include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/Quantize.h"
 
 #include "Parallel.h"
 
@@ -30,6 +31,10 @@ OracleResult runOracle(const Inputs &in, const OracleOptions &opt) {
   const double qd = in.q_descale;
   const DType kvT = req.kv_dtype;
   const size_t kvSz = dtypeSize(kvT);
+  const int64_t qRows = opt.q_tile_rows;
+  if (qRows > 0 && (!isFp8(kvT) || isFp8(req.q_dtype)))
+    throw std::invalid_argument(
+        "oracle: q_tile_rows quantizes a 16-bit Q for an fp8 cache");
 
   OracleResult r;
   r.out.assign(static_cast<size_t>(totalQ * Hq * Dv), 0.0);
@@ -62,15 +67,27 @@ OracleResult runOracle(const Inputs &in, const OracleOptions &opt) {
       for (int64_t d = 0; d < Dv; ++d)
         v[j * Dv + d] = vd * double(rowF[d]);
     }
+    std::vector<float> qTile;
+    double qTileDs = 1.0;
     for (int64_t h = g * G; h < (g + 1) * G; ++h) {
       for (int64_t i = 0; i < sq; ++i) {
         const int64_t row = q0 + i;
+        if (qRows > 0 && i % qRows == 0) {
+          // The tile of rows i .. i + qRows - 1 as the kernel quantizes it.
+          const int64_t rows = std::min(sq - i, qRows);
+          qTile.resize(static_cast<size_t>(rows * D));
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t d = 0; d < D; ++d)
+              qTile[r * D + d] = in.qStored(row + r, h, d);
+          qTileDs = quantizeQTile(qTile.data(), qTile.size(), kvT, qTile.data());
+        }
         int64_t lo, hi;
         req.mask.visibleRange(i, sq, sk, lo, hi);
         if (lo > hi)
           continue; // O = 0, lse = -inf
         for (int64_t d = 0; d < D; ++d)
-          q[d] = qd * double(in.qStored(row, h, d));
+          q[d] = qRows > 0 ? qd * (double(qTile[(i % qRows) * D + d]) * qTileDs)
+                           : qd * double(in.qStored(row, h, d));
         std::fill(s.begin() + lo, s.begin() + hi + 1, 0.0);
         for (int64_t d = 0; d < D; ++d) {
           const double qv = q[d];

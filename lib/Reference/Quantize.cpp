@@ -69,3 +69,16 @@ void quantizePerPageHead(const float *x, int64_t n_pages, int64_t page_size,
 }
 
 } // namespace fmha::ref
+
+float fmha::ref::quantizeQTile(const float *x, size_t n, DType t, float *out) {
+  float amax = 0.0f;
+  for (size_t i = 0; i < n; ++i)
+    amax = std::max(amax, std::fabs(x[i]));
+  amax = std::max(amax, std::ldexp(1.0f, -100));
+  const float m = static_cast<float>(dtypeMaxFinite(t));
+  const float inv = m / amax;
+  const Fp8Encoder enc(t, Overflow::Saturate);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = decodeFp8(t, enc(x[i] * inv));
+  return amax / m;
+}

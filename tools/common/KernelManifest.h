@@ -100,6 +100,10 @@ struct Config {
   /// per page group): the config's other decisions (docs/REGIMES.md).
   std::string pageRegime;
   int64_t pvGroup = 0;
+  /// "q_scale": "as_stored" (Q enters the product as stored) or "per_tile"
+  /// (a 16-bit Q quantized to the cache's fp8 type per Q tile, SPEC
+  /// section 4); left out: as_stored.
+  std::string qScale = "as_stored";
 };
 
 struct Manifest {
@@ -334,9 +338,12 @@ inline std::string readConfig(const json::Object &o, Config &c) {
       f.positive("wave_size", c.waveSize, false) &&
       f.str("pv_vd_route", c.pvVdRoute, false) &&
       f.str("page_regime", c.pageRegime, false) &&
-      f.i64("pv_group", c.pvGroup, false);
+      f.i64("pv_group", c.pvGroup, false) &&
+      f.str("q_scale", c.qScale, false);
   if (!err.empty())
     return err;
+  if (c.qScale != "as_stored" && c.qScale != "per_tile")
+    return "\"config.q_scale\" must be as_stored or per_tile, got " + quote(c.qScale);
   if (!c.pageRegime.empty() && c.pageRegime != "one_page" &&
       c.pageRegime != "whole_pages" && c.pageRegime != "unaligned")
     return "\"config.page_regime\" must be one_page, whole_pages or unaligned, "

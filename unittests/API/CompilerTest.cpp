@@ -52,9 +52,9 @@ TEST(Compiler, BadInputIsADiagnostic) {
   EXPECT_FALSE(b);
   EXPECT_NE(b.diagnostic.find("unknown chip 'gfx90a'"), std::string::npos);
 
-  Request c = small("gfx942");
-  c.q_dtype = DType::BF16; // 16-bit Q: not on the GPU yet: named op, no kernel
-  Result cr = compile(c, on("gfx942"));
+  Request c = small("sm_90a");
+  c.q_dtype = DType::BF16; // 16-bit Q: not on sm_90a yet: named op, no kernel
+  Result cr = compile(c, on("sm_90a"));
   EXPECT_FALSE(cr);
   EXPECT_TRUE(cr.badInput);
   EXPECT_NE(cr.diagnostic.find("convert-fmha-to-gpu"), std::string::npos) << cr.diagnostic;

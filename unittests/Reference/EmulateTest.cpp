@@ -183,6 +183,49 @@ TEST(Emulate, MixedPrecisionAnd16Bit) {
   }
 }
 
+// A 16-bit Q quantized per tile (the GPU kernels' q_scale = per_tile): the
+// emulation meets the bars against the oracle of the same quantized Q
+// (OracleOptions::q_tile_rows), its error against the exact-Q oracle is
+// larger in lse (the quantization's own error), and block_m now matters.
+TEST(Emulate, QuantizedQPerTile) {
+  for (DType q : {DType::BF16, DType::F16}) {
+    Request r = edgeRequest();
+    r.q_dtype = q;
+    r.kv_dtype = DType::F8E4M3FN;
+    r.quant = QuantMode::KVBlockscale;
+    r.return_lse = true;
+    SCOPED_TRACE(r.str());
+    Inputs in = makeInputs(r);
+    EmulateOptions o;
+    o.q_per_tile = true;
+    o.block_m = 16;
+    o.p_dtype = DType::F8E4M3FN;
+    EmulateResult e = runEmulation(in, o);
+    OracleOptions oo;
+    oo.q_tile_rows = 16;
+    CompareResult judged =
+        compareWithOracle(in, e.out.data(), e.lse.data(), runOracle(in, oo));
+    EXPECT_TRUE(judged.pass) << judged.summary();
+    CompareResult exact;
+    CompareResult viaJudge = judgeAgainstOracle(in, e.out.data(), e.lse.data(), 16, &exact);
+    EXPECT_EQ(viaJudge.rel_fro_err, judged.rel_fro_err);
+    EXPECT_GT(exact.lse_max_err, judged.lse_max_err) << exact.errors();
+    // Another tile height quantizes other rows together: other numbers.
+    o.block_m = 4;
+    EmulateResult e4 = runEmulation(in, o);
+    EXPECT_NE(e4.lse, e.lse);
+  }
+  // Only a 16-bit Q with an fp8 cache is quantized per tile.
+  Request r = edgeRequest();
+  Inputs in = makeInputs(r);
+  EmulateOptions o;
+  o.q_per_tile = true;
+  EXPECT_THROW(runEmulation(in, o), std::invalid_argument);
+  OracleOptions oo;
+  oo.q_tile_rows = 16;
+  EXPECT_THROW(runOracle(in, oo), std::invalid_argument);
+}
+
 // The acceptance check: on the default request the emulating reference meets
 // the oracle tolerance of SPEC section 6, for both e4m3 flavours of P (and
 // both 16-bit outputs). The measured gaps are printed; docs/REFERENCE.md

@@ -112,3 +112,29 @@ TEST(Quantize, PerPageHeadBothLayouts) {
     EXPECT_GT(dl.at(dsN.data(), 2, 1), 40.0f / float(dtypeMaxFinite(t)));
   }
 }
+
+// fmha.quantize_tile's rule, values worked by hand: amax 3; e4m3fn
+// (M = 448): inv = 149.33, 0.5 -> 74.67 -> 72 (step 8 in [64, 128)),
+// 1 -> 149.33 -> 144 (step 16), -3 -> -448; descale 3 / 448. e4m3fnuz
+// (M = 240): inv = 80, exact. An all-zero tile: zeros, descale 2^-100 / M.
+TEST(Quantize, QTileRule) {
+  const float x[] = {0.5f, -3.0f, 1.0f, 0.0f, 0.0f, 0.0f};
+  float out[6];
+  EXPECT_EQ(quantizeQTile(x, 6, DType::F8E4M3FN, out), 3.0f / 448.0f);
+  const float fn[] = {72.0f, -448.0f, 144.0f, 0.0f, 0.0f, 0.0f};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(out[i], fn[i]) << i;
+  EXPECT_EQ(quantizeQTile(x, 6, DType::F8E4M3FNUZ, out), 3.0f / 240.0f);
+  const float fnuz[] = {40.0f, -240.0f, 80.0f, 0.0f, 0.0f, 0.0f};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(out[i], fnuz[i]) << i;
+  const float zeros[4] = {};
+  EXPECT_EQ(quantizeQTile(zeros, 4, DType::F8E4M3FN, out), std::ldexp(1.0f, -100) / 448.0f);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(out[i], 0.0f);
+  // Dequantized values stay within the e4m3 rounding (2^-4 relative) of x.
+  std::vector<float> r = randomValues(512, 11, -5.0f, 5.0f), q(512);
+  float ds = quantizeQTile(r.data(), r.size(), DType::F8E4M3FN, q.data());
+  for (size_t i = 0; i < r.size(); ++i)
+    EXPECT_LE(std::fabs(q[i] * ds - r[i]), std::ldexp(std::fabs(r[i]), -4) + 1e-6f) << i;
+}

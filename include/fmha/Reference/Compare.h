@@ -97,6 +97,9 @@ struct CompareResult {
   /// A short human line: "PASS oracle max_abs=... rel_fro=... ..."; with the
   /// row-relative bar "PASS oracle max_row_rel=... max_abs=... ...".
   std::string summary() const;
+  /// The errors alone, no verdict: "max_row_rel=... max_abs=... rel_fro=...
+  /// lse_max=... lse_rel=..." (what a reported-not-judged comparison prints).
+  std::string errors() const;
 };
 
 /// Compares n output elements of type out_t (raw bytes) with ref_out, and
@@ -113,6 +116,15 @@ CompareResult compareOutputs(DType out_t, const void *out, const double *ref_out
 /// follows in.req.data (spread: row-relative). Rows are of Dv elements.
 CompareResult compareWithOracle(const Inputs &in, const void *out,
                                 const float *lse, const OracleResult &ref);
+/// The oracle comparison a kernel is judged by: against the oracle of the Q
+/// it multiplies (OracleOptions::q_tile_rows = q_tile_rows when it quantizes
+/// a 16-bit Q per tile, else Q as stored). With q_tile_rows > 0 and
+/// `exactQ` given, *exactQ is the same output against the oracle of the
+/// exact Q: the error the quantization adds (SPEC section 6, reported, not
+/// judged).
+CompareResult judgeAgainstOracle(const Inputs &in, const void *out,
+                                 const float *lse, int64_t q_tile_rows,
+                                 CompareResult *exactQ = nullptr);
 /// Output and optional lse against the emulation (its out-typed output and
 /// its lse are the reference).
 CompareResult compareWithEmulation(const Inputs &in, const void *out,

@@ -22,7 +22,7 @@
 //
 // Tiles with no visible key of a row are skipped: a kernel that runs them
 // computes alpha = 1 and p = 0, the same numbers. block_m does not change the
-// math (rows are independent); it is accepted to mirror the kernel's shape.
+// math (rows are independent) unless Q is quantized per tile (q_per_tile).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FMHA_REFERENCE_EMULATE_H
@@ -51,6 +51,12 @@ struct EmulateOptions {
   /// vd of the tile's keys, and o += r * (sum_j P_j V_j). Off (scalar,
   /// page_groups): vd_r per page run after the cast, as above.
   bool vd_scaled_p = false;
+  /// The kernel's config q_scale is per_tile (manifest config.q_scale): a
+  /// 16-bit Q is quantized to the cache's fp8 type per tile of block_m rows
+  /// of one (sequence, query head), as fmha.quantize_tile does: amax =
+  /// max(max |q| over the tile, 2^-100), q8 = fp8(q * (M / amax)) (RNE,
+  /// saturating), and the tile's sigma (and soft-cap scale) times amax / M.
+  bool q_per_tile = false;
   /// Worker threads over (sequence, kv head) items; <= 0: one per hardware
   /// thread. The result does not depend on it.
   int threads = 0;

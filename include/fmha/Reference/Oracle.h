@@ -27,6 +27,12 @@ struct OracleOptions {
   /// Worker threads over (sequence, kv head) items; <= 0: one per hardware
   /// thread. The result does not depend on it.
   int threads = 0;
+  /// > 0: the Q the kernel multiplies when it quantizes a 16-bit Q per tile
+  /// (config q_scale = per_tile): each tile of this many rows of one
+  /// (sequence, query head) through quantizeQTile (Quantize.h) to the cache's
+  /// fp8 type, then dequantized in double (decoded value x descale). The rest
+  /// is computed as always; 0: Q as stored.
+  int64_t q_tile_rows = 0;
 };
 
 /// Runs the oracle. Throws std::invalid_argument when the page table fails

@@ -56,6 +56,13 @@ void quantizePerPageHead(const float *x, int64_t n_pages, int64_t page_size,
                          KVLayout layout, DType t, void *out, float *descale,
                          DescaleLayout dl);
 
+/// The on-the-fly quantization of one Q tile (fmha.quantize_tile, config
+/// q_scale = per_tile): x holds the tile's n values (its valid rows);
+/// amax = max(max |x|, 2^-100), inv = M / amax and descale = amax / M in f32
+/// (M = dtypeMaxFinite(t)), out[i] = decode(encode(x[i] * inv)) (RNE,
+/// saturating). Returns the descale; x = out * descale to t's rounding.
+float quantizeQTile(const float *x, size_t n, DType t, float *out);
+
 } // namespace fmha::ref
 
 #endif // FMHA_REFERENCE_QUANTIZE_H

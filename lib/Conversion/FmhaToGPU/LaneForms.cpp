@@ -131,15 +131,24 @@ LogicalResult LaneForms::visit(Operation *op) {
     VectorType t = x.getResult().getType();
     if (t.getRank() != 2)
       return fail("only 2-d row loads");
-    if (t.getElementType() != layout->atom.aElem)
+    // A 16-bit Q reaches the fp8 MMA through fmha.quantize_tile (config
+    // q_scale = per_tile): loaded in the operand layout, 16-bit elements.
+    bool quantized =
+        t.getElementType().getIntOrFloatBitWidth() == 16 && !x->use_empty() &&
+        llvm::all_of(x->getUsers(), llvm::IsaPred<QuantizeTileOp>);
+    if (t.getElementType() != layout->atom.aElem && !quantized)
       return fail("Q of type ")
              << t.getElementType() << " must have the KV cache's fp8 type "
              << layout->atom.aElem
              << (t.getElementType().getIntOrFloatBitWidth() == 16
-                     ? " (16-bit Q is not lowered to the GPU yet)"
+                     ? " or be quantized per tile (fmha.quantize_tile, config "
+                       "q_scale = per_tile)"
                      : " (mixed fp8 Q and K types are not lowered to the GPU yet)");
     if (!runStartsAligned(layout->qRuns))
       return fail("operand run start not aligned");
+    if (quantized && ti->warpgroupMma())
+      return fail("a 16-bit Q quantized per tile is not lowered for the "
+                  "warpgroup MMA (sm_90a) yet: it stages Q in shared memory");
     if (ti->warpgroupMma()) {
       // sm_90a: Q staged in shared memory like K (S = Q K^T with both
       // operands read by the MMA), BlockM rows of D bytes.
@@ -155,6 +164,18 @@ LogicalResult LaneForms::visit(Operation *op) {
     ValueForm f{FormKind::QOperand};
     f.atoms = t.getDimSize(1) / layout->atom.k;
     f.elem = t.getElementType();
+    return set(x.getResult(), f);
+  }
+  if (auto x = dyn_cast<QuantizeTileOp>(op)) {
+    const ValueForm *in = lookup(x.getTile());
+    if (!in || in->kind != FormKind::QOperand)
+      return fail("quantizes only a Q tile in operand registers");
+    if (x.getResult().getType().getElementType() != layout->atom.aElem)
+      return fail("quantizes to ")
+             << x.getResult().getType().getElementType()
+             << " but the MMA takes " << layout->atom.aElem;
+    ValueForm f = *in;
+    f.elem = layout->atom.aElem;
     return set(x.getResult(), f);
   }
   if (auto x = dyn_cast<StoreRowsOp>(op)) {

@@ -228,6 +228,16 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
         IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
                          ti.ldsSwizzleBytes(f.ldsCols) ? 1024 : 16));
   });
+  // fmha.quantize_tile: one f32 per wave for the workgroup's amax.
+  kernel.walk([&](QuantizeTileOp q) {
+    auto t = MemRefType::get(
+        {cfg.getWarps()}, Float32Type::get(kernel.getContext()), AffineMap(),
+        gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
+    lc.lds[q] = kernel.addWorkgroupAttribution(t, q.getLoc());
+    kernel.setWorkgroupAttributionAttr(
+        kernel.getNumWorkgroupAttributions() - 1, LLVM::LLVMDialect::getAlignAttrName(),
+        IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 16));
+  });
   Block &entry = kernel.getBody().front();
   auto bodyStart = llvm::find_if(entry, [](Operation &op) {
     return !isa<LLVM::LLVMDialect>(op.getDialect()) &&
@@ -264,6 +274,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   populateLaneMemoryPatterns(tc, patterns, ti, lc);
   populateLaneMmaPatterns(tc, patterns, ti, lc);
   populateLaneElementwisePatterns(tc, patterns, ti, lc);
+  populateLaneQuantizePatterns(tc, patterns, ti, lc);
   ti.populateLanePatterns(tc, patterns, lc, /*benefit=*/10);
   patterns.add<MemRefViewPattern>(tc, ctx);
   patterns.add<MemRefBridgePattern>(tc, ctx, /*benefit=*/2);

@@ -62,14 +62,18 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
       Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
       Value qc = arith::MinSIOp::create(b, q, last);
       Value row = arith::AddIOp::create(b, row0, laneToIndex(b, qc));
-      VectorType vt = VectorType::get({len}, b.getI8Type());
+      // Bytes of an fp8 Q; elements of a 16-bit one (fmha.quantize_tile
+      // takes it from the operand registers).
+      Type elemT = cast<MemRefType>(src.getType()).getElementType();
+      VectorType vt = VectorType::get({len}, elemT);
+      int64_t bytes = len * (elemT.getIntOrFloatBitWidth() / 8);
       // c is a multiple of len (LaneForms checked the runs' starts; the
       // staged form takes 16-byte chunks), rows and heads are whole 16-byte
       // multiples (D % 16 == 0) and the base is 16-byte aligned (ABI.md).
       Value v = vector::LoadOp::create(b, vt, src,
                                        ValueRange{row, head, laneToIndex(b, c)},
                                        /*nontemporal=*/false,
-                                       llvm::Align(std::min<int64_t>(16, len & -len)));
+                                       llvm::Align(std::min<int64_t>(16, bytes & -bytes)));
       Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };

@@ -17,6 +17,9 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
 
 namespace mlir {
 namespace fmha {
@@ -311,6 +314,32 @@ struct LowerTileMma : OpRewritePattern<TileMmaOp> {
   }
 };
 
+/// fmha.quantize_tile in f32 vector ops, as its description states them.
+struct LowerQuantizeTile : OpRewritePattern<QuantizeTileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeTileOp op, PatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    VectorType outT = op.getResult().getType();
+    auto f32T = outT.clone(b.getF32Type());
+    Value x = arith::ExtFOp::create(b, f32T, op.getTile());
+    Value ax = arith::MaximumFOp::create(b, x, arith::NegFOp::create(b, x));
+    Value amax = vector::MultiDimReductionOp::create(
+        b, ax, arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f)),
+        ArrayRef<bool>{true, true}, vector::CombiningKind::MAXNUMF);
+    amax = arith::MaxNumFOp::create(
+        b, amax, arith::ConstantOp::create(b, b.getF32FloatAttr(std::ldexp(1.0f, -100))));
+    double largest = llvm::APFloat::getLargest(
+                         cast<FloatType>(outT.getElementType()).getFloatSemantics())
+                         .convertToDouble();
+    Value m = arith::ConstantOp::create(b, b.getF32FloatAttr(static_cast<float>(largest)));
+    Value inv = arith::DivFOp::create(b, m, amax);
+    Value descale = arith::DivFOp::create(b, amax, m);
+    Value y = arith::MulFOp::create(b, x, vector::BroadcastOp::create(b, f32T, inv));
+    rw.replaceOp(op, {arith::TruncFOp::create(b, outT, y).getResult(), descale});
+    return success();
+  }
+};
+
 struct ConvertFmhaToHostPass
     : public fmha::impl::ConvertFmhaToHostBase<ConvertFmhaToHostPass> {
   void runOnOperation() override {
@@ -320,7 +349,7 @@ struct ConvertFmhaToHostPass
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](Operation *op) {
       if (isa<LoadRowsOp, StoreRowsOp, PageIdsOp, GatherKVOp, GatherDescaleOp,
-              TileMmaOp>(op)) {
+              TileMmaOp, QuantizeTileOp>(op)) {
         op->emitOpError("was not lowered to host code");
         return WalkResult::interrupt();
       }
@@ -335,5 +364,6 @@ struct ConvertFmhaToHostPass
 
 void mlir::fmha::populateFmhaToHostPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerLoadRows, LowerStoreRows, LowerPageIds, LowerGatherKV,
-               LowerGatherDescale, LowerTileMma>(patterns.getContext());
+               LowerGatherDescale, LowerTileMma, LowerQuantizeTile>(
+      patterns.getContext());
 }

@@ -206,6 +206,16 @@ def build(chip):
     b.add("no-lse-f16-out", 1024, "20,9", "150,40", lse=False, layout="hnd",
           extra=("--out-dtype", "f16"))
 
+    # --- a 16-bit Q with the fp8 cache (config q_scale = per_tile: each Q
+    # tile quantized on the fly, fmha.quantize_tile): bf16 on spread K/V with
+    # a ragged second q tile, f16 on the page-group route; sm_90a stages Q
+    # for its warpgroup MMA and refuses it (unsupported-matrix.test).
+    if chip != "sm_90a":
+        b.add("q16-bf16-spread", 1024, f"{BM + 9},9", "300,70", heads="4/2",
+              extra=("--q-dtype", "bf16", "--data", "spread"))
+        b.add("q16-f16-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
+              layout="hnd", mask="none", extra=("--q-dtype", "f16"))
+
     # --- per_tensor ---------------------------------------------------------------
     b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",
           layout="hnd", mask="none")

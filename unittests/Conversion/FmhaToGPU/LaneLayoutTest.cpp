@@ -48,7 +48,8 @@ protected:
     std::optional<MmaAtom> a = ti.mmaAtom(fp8());
     return ConfigAttr::get(&ctx, c.name, c.blockM, c.blockN, a ? a->k : 1,
                            c.warps, ti.waveSize(), a ? a->m : 1, a ? a->n : 1,
-                           fp8(), 7, PageRegime::OnePage, VdRoute::Scalar, 0);
+                           fp8(), 7, PageRegime::OnePage, VdRoute::Scalar, 0,
+                           QScale::AsStored);
   }
   /// The layout, or the diagnostic text.
   FailureOr<LaneLayout> get(const TargetInfo &ti, std::string &diag) {
@@ -172,7 +173,8 @@ TEST_P(LaneLayoutTest, MutatedFactsAreRejectedWithTheRule) {
     std::optional<MmaAtom> a = ti->mmaAtom(fp8());
     auto cfg = ConfigAttr::get(&ctx, c.name, c.blockM * 2, c.blockN, a->k, c.warps,
                                ti->waveSize(), a->m, a->n, fp8(), 7,
-                               PageRegime::OnePage, VdRoute::Scalar, 0);
+                               PageRegime::OnePage, VdRoute::Scalar, 0,
+                           QScale::AsStored);
     std::string diag;
     ScopedDiagnosticHandler h(&ctx, [&](Diagnostic &d) {
       diag += d.str();

@@ -2,7 +2,7 @@
 //
 // convert-fmha-to-gpu is a 1:N dialect conversion of an outlined kernel's
 // tile ops and vector ops to one lane's code, with upstream's structural scf
-// conversion carrying the loop state. The patterns come in three families,
+// conversion carrying the loop state. The patterns come in four families,
 // one file each; a vendor adds or overrides a pattern at a higher benefit
 // (PatternBenefit) instead of growing a hook in the shared lowering.
 //
@@ -13,6 +13,7 @@
 //   populateLaneMemoryPatterns(tc, patterns, ti, lc);
 //   populateLaneMmaPatterns(tc, patterns, ti, lc);
 //   populateLaneElementwisePatterns(tc, patterns, ti, lc);
+//   populateLaneQuantizePatterns(tc, patterns, ti, lc);
 //
 //===----------------------------------------------------------------------===//
 #ifndef FMHA_CONVERSION_FMHATOGPU_LANEPATTERNS_H
@@ -57,6 +58,13 @@ void populateLaneElementwisePatterns(const TypeConverter &tc,
                                      RewritePatternSet &patterns,
                                      const TargetInfo &ti, const LaneContext &lc,
                                      PatternBenefit benefit = 1);
+
+/// QuantizePatterns.cpp: fmha.quantize_tile of a 16-bit Q in operand
+/// registers (the workgroup's amax through LDS, fp8 packs).
+void populateLaneQuantizePatterns(const TypeConverter &tc,
+                                  RewritePatternSet &patterns,
+                                  const TargetInfo &ti, const LaneContext &lc,
+                                  PatternBenefit benefit = 1);
 
 } // namespace fmha
 } // namespace mlir

@@ -102,3 +102,15 @@ LogicalResult MaskTileOp::verify() {
                          << getMask();
   return success();
 }
+
+LogicalResult QuantizeTileOp::verify() {
+  VectorType in = getTile().getType(), out = getResult().getType();
+  auto isFp8 = [](Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8; };
+  if (!isa<BFloat16Type, Float16Type>(in.getElementType()))
+    return emitOpError() << "quantizes a bf16 or f16 tile, got " << in;
+  if (!isFp8(out.getElementType()))
+    return emitOpError() << "result must be an fp8 tile, got " << out;
+  if (in.getShape() != out.getShape())
+    return emitOpError() << "result " << out << " must have the shape of " << in;
+  return success();
+}

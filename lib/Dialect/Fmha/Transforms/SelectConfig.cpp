@@ -90,11 +90,19 @@ int64_t pageGroupSteps(BatchPrefillOp op, ConfigAttr cfg) {
 }
 
 ConfigAttr withDecisions(ConfigAttr c, PageRegime regime, VdRoute route,
-                         int64_t group) {
+                         int64_t group, QScale qScale) {
   return ConfigAttr::get(c.getContext(), c.getChip(), c.getBlockM(),
                          c.getBlockN(), c.getKStep(), c.getWarps(),
                          c.getWaveSize(), c.getMmaM(), c.getMmaN(),
-                         c.getPType(), c.getShift(), regime, route, group);
+                         c.getPType(), c.getShift(), regime, route, group,
+                         qScale);
+}
+
+/// A 16-bit Q with an fp8 cache: the GPU MMAs take one operand type, so Q
+/// is quantized per tile (SPEC section 4); the host multiplies it as stored.
+bool needsQuantizedQ(BatchPrefillOp op) {
+  Type q = cast<MemRefType>(op.getQ().getType()).getElementType();
+  return q.getIntOrFloatBitWidth() == 16 && isFp8(cacheType(op));
 }
 
 } // namespace
@@ -117,7 +125,10 @@ ConfigAttr mlir::fmha::completeConfig(BatchPrefillOp op, ConfigAttr cfg) {
   }
   if (route == VdRoute::PageGroups && group == 0 && cfg.getKStep() > 0)
     group = pageGroupSteps(op, cfg);
-  return withDecisions(cfg, regime, route, group);
+  QScale qScale = cfg.getQScale();
+  if (!isHost(cfg) && needsQuantizedQ(op))
+    qScale = QScale::PerTile;
+  return withDecisions(cfg, regime, route, group, qScale);
 }
 
 LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
@@ -186,6 +197,12 @@ LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
 }
 
 LogicalResult mlir::fmha::verifyDecisions(BatchPrefillOp op, ConfigAttr cfg) {
+  if (cfg.getQScale() == QScale::PerTile && !needsQuantizedQ(op))
+    return op.emitOpError()
+           << "config q_scale = per_tile quantizes a 16-bit Q for an fp8 "
+              "cache; this op has Q "
+           << cast<MemRefType>(op.getQ().getType()).getElementType()
+           << " and cache " << cacheType(op);
   int64_t page = op.getPageSize(), bn = cfg.getBlockN();
   PageRegime regime = pageRegimeOf(page, bn);
   if (cfg.getPageRegime() != PageRegime::Unset && cfg.getPageRegime() != regime)
@@ -259,7 +276,8 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   auto cfg = ConfigAttr::get(op.getContext(), chip->name, chip->blockM,
                              blockN, kStep, chip->warps,
                              chip->waveSize, mma.m, mma.n, p, shift,
-                             PageRegime::Unset, VdRoute::Unset, 0);
+                             PageRegime::Unset, VdRoute::Unset, 0,
+                             QScale::AsStored);
   if (failed(verifyConfig(op, cfg)))
     return failure();
   return completeConfig(op, cfg);

@@ -239,6 +239,14 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   }
   Value scale = arith::MulFOp::create(
       b, qd, smScale ? smScale : cF32(op.getSmScaleOrDefault()));
+  if (cfg.getQScale() == QScale::PerTile) {
+    // A 16-bit Q for an fp8 MMA: the tile quantized to the cache's type with
+    // one descale, which joins the scale (fmha-fold-descales puts it in
+    // sigma). config q_scale, SPEC section 4.
+    auto q8 = QuantizeTileOp::create(b, VectorType::get({bm, d}, kvElem), f32, qTile);
+    qTile = q8.getResult();
+    scale = arith::MulFOp::create(b, scale, q8.getDescale());
+  }
 
   auto rowT = VectorType::get({bm}, f32);
   auto sT = VectorType::get({bm, bn}, f32), oT = VectorType::get({bm, dv}, f32);

@@ -198,3 +198,25 @@ func.func @bad_gpu_per_key(
   return
 }
 
+
+// -----
+
+func.func @per_tile_fp8_q(
+    %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x16x2x128xf8E4M3FNUZ>, %v: memref<?x16x2x128xf8E4M3FNUZ>,
+    %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,
+    %qd: memref<1xf32>, %kd: memref<?x2xf32>, %vd: memref<?x2xf32>, %o: memref<?x8x128xf32>) {
+  // expected-error @+1 {{config q_scale = per_tile quantizes a 16-bit Q for an fp8 cache; this op has Q 'f8E4M3FNUZ' and cache 'f8E4M3FNUZ'}}
+  fmha.batch_prefill q(%q : memref<?x8x128xf8E4M3FNUZ>)
+      k(%k : memref<?x16x2x128xf8E4M3FNUZ>) v(%v : memref<?x16x2x128xf8E4M3FNUZ>)
+      qo_indptr(%qo : memref<?xi32>) block_table(%bt : memref<?x?xi32>)
+      kv_seqlen(%sl : memref<?xi32>) q_descale(%qd : memref<1xf32>)
+      k_descale(%kd : memref<?x2xf32>) v_descale(%vd : memref<?x2xf32>)
+      out(%o : memref<?x8x128xf32>)
+      {quant = #fmha.quant<kv_blockscale>, mask = #fmha.mask<causal>,
+       page_table = #fmha.page_table<block_table>, kv_layout = #fmha.kv_layout<nhd>,
+       page_size = 16 : i64,
+       config = #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16,
+                             warps = 4, wave_size = 64, mma_m = 32, mma_n = 32,
+                             p_type = f8E4M3FNUZ, shift = 7, q_scale = per_tile>}
+  return
+}

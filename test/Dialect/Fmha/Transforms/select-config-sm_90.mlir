@@ -1,10 +1,12 @@
 // RUN: fmha-opt %s --fmha-select-config=chip=sm_90 | FileCheck %s --check-prefix=SM90
 // RUN: fmha-opt %s --fmha-select-config=chip=host | FileCheck %s --check-prefix=HOST
-// OCP e5m2 caches get an e4m3fn P with SHIFT 8 (gfx950 and sm_90 take OCP).
+// OCP e5m2 caches get an e4m3fn P with SHIFT 8 (gfx950 and sm_90 take OCP);
+// the bf16 Q is quantized per tile on the GPU (to the cache's e5m2), as
+// stored on the host.
 // HOST-LABEL: func @config_e5m2_ocp
 // HOST: p_type = f8E4M3FN, shift = 8, page_regime = whole_pages, vd_route = scalar>
 // SM90-LABEL: func @config_e5m2_ocp
-// SM90: block_m = 64, block_n = 64, k_step = 32, {{.*}} p_type = f8E4M3FN, shift = 8, page_regime = whole_pages, vd_route = scalar>
+// SM90: block_m = 64, block_n = 64, k_step = 32, {{.*}} p_type = f8E4M3FN, shift = 8, page_regime = whole_pages, vd_route = scalar, q_scale = per_tile>
 func.func @config_e5m2_ocp(
     %q: memref<?x8x128xbf16>, %k: memref<?x16x2x128xf8E5M2>,
     %v: memref<?x16x2x128xf8E5M2>, %qo: memref<?xi32>, %bt: memref<?x?xi32>,

@@ -92,11 +92,18 @@ def Fmha_VdRoute : Fmha_I32Enum<"VdRoute", "how V descales reach P x V", [
   I32EnumAttrCase<"ScaledP", 3, "scaled_p">,
   I32EnumAttrCase<"PerKey", 4, "per_key">
 ]>;
+def Fmha_QScale : Fmha_I32Enum<"QScale", "how Q reaches the Q K^T product", [
+  I32EnumAttrCase<"AsStored", 0, "as_stored">,
+  I32EnumAttrCase<"PerTile", 1, "per_tile">
+]>;
 def Fmha_PageRegimeParam : EnumParameter<Fmha_PageRegime> {
   let defaultValue = "::mlir::fmha::PageRegime::Unset";
 }
 def Fmha_VdRouteParam : EnumParameter<Fmha_VdRoute> {
   let defaultValue = "::mlir::fmha::VdRoute::Unset";
+}
+def Fmha_QScaleParam : EnumParameter<Fmha_QScale> {
+  let defaultValue = "::mlir::fmha::QScale::AsStored";
 }
 
 def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
@@ -120,8 +127,9 @@ def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
     | page_regime | one_page (P % block_n == 0: a tile lies in one page, one page id per tile), whole_pages (block_n % P == 0: a tile is whole pages, per-key ids, tiles on page boundaries), unaligned (neither) |
     | vd_route | scalar (one V descale per tile, or per tensor, or none); per-key V descales on a GPU: page_groups (the MMA steps of one page accumulate apart, scaled once by the page's vd) or scaled_p (p scaled by vd_j / r before the fp8 cast); on the host: per_key (each key's cast p times its vd) |
     | pv_group | k steps per page group (page_groups only, else 0) |
+    | q_scale | as_stored (Q enters the product as it is stored; left out when printed) or per_tile (a 16-bit Q with an fp8 cache on a GPU: each Q tile quantized to the cache's fp8 type with one descale, `fmha.quantize_tile`, folded into sigma) |
 
-    The last three are decisions: `fmha-select-config` takes them when a
+    page_regime, vd_route, pv_group and q_scale are decisions: `fmha-select-config` takes them when a
     config leaves them out (a tuner may give only the tile sizes) and checks
     them when it states them; later passes, the manifest and the emulating
     reference read them and derive nothing again.
@@ -145,7 +153,8 @@ def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
     "int64_t":$shift,
     Fmha_PageRegimeParam:$page_regime,
     Fmha_VdRouteParam:$vd_route,
-    DefaultValuedParameter<"int64_t", "0">:$pv_group
+    DefaultValuedParameter<"int64_t", "0">:$pv_group,
+    Fmha_QScaleParam:$q_scale
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }

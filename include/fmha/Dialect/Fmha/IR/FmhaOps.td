@@ -254,6 +254,33 @@ def Fmha_TileMmaOp : Fmha_Op<"tile_mma", [Pure, AllTypesMatch<["acc", "result"]>
   let hasVerifier = 1;
 }
 
+def Fmha_QuantizeTileOp : Fmha_Op<"quantize_tile", [Pure]> {
+  let summary = "a 16-bit tile to fp8 with one descale for the whole tile";
+  let description = [{
+    The on-the-fly quantization of a 16-bit Q tile for an fp8 MMA (SPEC
+    section 4): with amax = max(max |x| over the tile, 2^-100) and M the
+    largest finite value of the result type,
+
+      descale = amax / M,  result = fp8(x * (M / amax))
+
+    in f32, two IEEE divisions, the cast rounding to nearest even and
+    saturating (|x * (M / amax)| <= M up to one rounding). Zero rows (those a
+    `fmha.load_rows` did not read) do not change amax; an all-zero tile gives
+    zeros and a tiny descale. x = result * descale to within the fp8 type's
+    rounding.
+
+    ```mlir
+    %q8, %qs = fmha.quantize_tile %q : vector<128x128xbf16> -> vector<128x128xf8E4M3FNUZ>
+    ```
+  }];
+  let arguments = (ins VectorOfRank<[2]>:$tile);
+  let results = (outs VectorOfRank<[2]>:$result, F32:$descale);
+  let assemblyFormat = [{
+    $tile attr-dict `:` type($tile) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Fmha_MaskTileOp : Fmha_Op<"mask_tile", [Pure, AllTypesMatch<["scores", "result"]>]> {
   let summary = "the mask of SPEC section 3 on one tile of scores: -inf where a key is hidden";
   let description = [{
