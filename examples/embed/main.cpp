@@ -91,11 +91,12 @@ int main(int argc, char **argv) {
   fmha::api::Result r2 = fmha::api::compile(defaultRequest(), target("gfx1100"));
   check(!r2 && r2.diagnostic.find("unknown chip 'gfx1100'") != std::string::npos,
         "unknown chip -> diagnostic: " + r2.diagnostic);
-  Request bf16q = forChip(defaultRequest(), "gfx942");
-  bf16q.q_dtype = fmha::ref::DType::BF16;
-  fmha::api::Result r3 = fmha::api::compile(bf16q, target("gfx942"));
-  check(!r3 && !r3.kernel && r3.diagnostic.find("16-bit Q") != std::string::npos,
-        "16-bit Q on the GPU -> diagnostic, no partial binary");
+  // gfx942's FNUZ fp8 for gfx950, whose MFMA takes OCP fp8 only: refused by
+  // the lowering with the rule named, and no kernel comes back.
+  fmha::api::Result r3 =
+      fmha::api::compile(forChip(defaultRequest(), "gfx942"), target("gfx950"));
+  check(!r3 && !r3.kernel && r3.diagnostic.find("takes OCP fp8") != std::string::npos,
+        "FNUZ fp8 on gfx950 -> diagnostic, no partial binary: " + r3.diagnostic);
 
   // 3. Threads: different requests at once, each equal to its serial result.
   std::vector<std::pair<Request, Target>> jobs;

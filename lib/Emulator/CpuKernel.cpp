@@ -416,7 +416,7 @@ LogicalResult CpuKernel::runOnBuffers(ArrayRef<BufferView> buffers,
   if (!expect("q", {t, hq, d}) || !expect("k_cache", cache(d)) ||
       !expect("v_cache", cache(dv)) || !expect("out", {t, hq, dv}) ||
       !expect("lse", {t, hq}) || !expect("q_descale", {1}) ||
-      !expect("runtime_scalars", {3}) ||
+      !expect("runtime_scalars", {4}) ||
       (csr && (!expect("kv_indptr", {b + 1}) || !expect("kv_last_page_len", {b}))) ||
       (!csr && (!expect("block_table", {b, maxPages}) || !expect("kv_seqlen", {b}))))
     return failure();
@@ -490,6 +490,20 @@ LogicalResult CpuKernel::runOnBuffers(ArrayRef<BufferView> buffers,
       error = "runtime_scalars[1..2] (window bounds) must be -1, -1 without a window mask";
       return failure();
     }
+    // The cap: finite and > 0 for a kernel with a soft cap, 0 without one.
+    float cap;
+    std::memcpy(&cap, &rs[3], 4);
+    if (req.soft_cap > 0) {
+      if (!(cap > 0.0f) || !std::isfinite(cap)) {
+        error = "runtime_scalars[3] (soft cap) must be finite and > 0 for a kernel "
+                "with a soft cap, got " + std::to_string(cap);
+        return failure();
+      }
+      req.soft_cap = cap;
+    } else if (rs[3] != 0) {
+      error = "runtime_scalars[3] (soft cap) must be 0 for a kernel without a soft cap";
+      return failure();
+    }
   }
   if (std::string e = req.validate(); !e.empty()) {
     error = "invalid request: " + e;
@@ -555,7 +569,7 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
   std::vector<int32_t> qoIndptr = in.qo_indptr;
   std::vector<float> descales = kernelDescales;
   float qd = in.q_descale;
-  std::array<int32_t, 3> scalars = req.runtimeScalars();
+  std::array<int32_t, 4> scalars = req.runtimeScalars();
   // A kv_strided kernel reads K and V from one combined cache (per page its
   // K block, then its V block: ref::Request::combinedKView), as views.
   std::vector<uint8_t> combined;
@@ -598,7 +612,7 @@ LogicalResult CpuKernel::run(const ref::Inputs &in,
     else if (nm == "q_descale")
       add(&qd, {1});
     else if (nm == "runtime_scalars")
-      add(scalars.data(), {3});
+      add(scalars.data(), {4});
     else if (nm == "k_descale" || nm == "v_descale") {
       const ref::DescaleLayout &l = nm == "k_descale" ? in.k_descale : in.v_descale;
       // kd and vd share one buffer ({kd, vd} per tensor, aiter's

@@ -416,7 +416,13 @@ std::string Request::kernelKey() const {
   else
     os << mask.str() << " sm_scale=" << smScale();
   if (soft_cap > 0)
-    os << " soft_cap=" << soft_cap;
+  {
+    os << " soft_cap=";
+    if (runtime_scalars)
+      os << "rt";
+    else
+      os << soft_cap;
+  }
   if (kv_strided)
     os << " kv_strides=rt";
   os << " lse=" << (return_lse ? 1 : 0);
@@ -493,13 +499,17 @@ std::vector<uint8_t> Inputs::combinedKVCache() const {
   return kv;
 }
 
-std::array<int32_t, 3> Request::runtimeScalars() const {
-  float s = static_cast<float>(smScale());
-  int32_t bits;
-  std::memcpy(&bits, &s, 4);
+std::array<int32_t, 4> Request::runtimeScalars() const {
+  auto bitsOf = [](double v) {
+    float f = static_cast<float>(v);
+    int32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  };
   bool w = mask.kind == MaskKind::Window;
-  return {bits, static_cast<int32_t>(w ? mask.left : -1),
-          static_cast<int32_t>(w ? mask.right : -1)};
+  return {bitsOf(smScale()), static_cast<int32_t>(w ? mask.left : -1),
+          static_cast<int32_t>(w ? mask.right : -1),
+          soft_cap > 0 ? bitsOf(soft_cap) : 0};
 }
 
 int64_t visiblePairs(const Request &req) {

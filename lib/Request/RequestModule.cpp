@@ -94,7 +94,7 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
     else if (n == "block_table")
       types.push_back(MemRefType::get({dyn, dyn}, i32));
     else if (n == "runtime_scalars")
-      types.push_back(MemRefType::get({3}, i32));
+      types.push_back(MemRefType::get({4}, i32));
     else if (n == "q_descale" || (a.rank == 1 && n.ends_with("descale")))
       types.push_back(MemRefType::get({1}, f32));
     else if (n.ends_with("descale")) // [N_pages, Hkv], strides explicit
@@ -141,8 +141,11 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
       nhd ? KVLayout::NHD : KVLayout::HND, p,
       req.sm_scale > 0 && !req.runtime_scalars ? b.getF32FloatAttr(req.sm_scale)
                                                : FloatAttr(),
-      req.soft_cap > 0 ? b.getF32FloatAttr(req.soft_cap) : FloatAttr(),
-      ConfigAttr());
+      req.soft_cap > 0 && !req.runtime_scalars ? b.getF32FloatAttr(req.soft_cap)
+                                               : FloatAttr(),
+      ConfigAttr(),
+      // With run-time scalars a soft cap's value comes from the buffer.
+      req.soft_cap > 0 && req.runtime_scalars);
   (void)op;
   func::ReturnOp::create(b, loc);
   if (failed(verify(*module)))

@@ -189,8 +189,8 @@ def static_key(request, chip, fmt="bin"):
     for k in ("sm_scale", "soft_cap"):
         static[k] = float(static[k])
     static["lse"] = bool(static["lse"])
-    # A kernel that reads sm_scale and the window bounds at run time serves
-    # every value of them.
+    # A kernel that reads sm_scale, the window bounds and the soft cap at
+    # run time serves every value of them (whether there is a cap is static).
     static["runtime_scalars"] = bool(done.get("runtime_scalars", False))
     # A kernel that takes K and V strides at run time is another kernel.
     static["kv_strided"] = bool(done.get("kv_strided", False))
@@ -198,6 +198,8 @@ def static_key(request, chip, fmt="bin"):
         static["sm_scale"] = "rt"
         if static["mask"].startswith("window"):
             static["mask"] = "window(rt)"
+        if static["soft_cap"] > 0:
+            static["soft_cap"] = "rt"
     return json.dumps([static, chip, fmt], sort_keys=True)
 
 

@@ -204,7 +204,7 @@ def check_buffers(request, bufs, device):
     def cache(dim):
         return (n, p, hkv, dim) if nhd else (n, hkv, p, dim)
     want = {"q": (t, hq, d), "k_cache": cache(d), "v_cache": cache(dv),
-            "out": (t, hq, dv), "lse": (t, hq), "q_descale": (1,), "runtime_scalars": (3,),
+            "out": (t, hq, dv), "lse": (t, hq), "q_descale": (1,), "runtime_scalars": (4,),
             "kv_indptr": (batch + 1,), "kv_last_page_len": (batch,),
             "kv_seqlen": (batch,)}
     if "block_table" in bufs and len(bufs["block_table"].shape) == 2:

@@ -27,8 +27,8 @@ CPU torch tensors on this CPU (numpy has no fp8 or bf16: pass their codes as
 uint8 / uint16 with q_dtype / kv_dtype naming them). Nothing is read back from
 the device, so the call can be captured in a CUDA graph (its grid is
 max_seqlen_q's and the batch's: capture with the largest max_seqlen_q the
-graph will see). By default the kernel reads softmax_scale and the window
-bounds at run time (runtime_scalars=True), so one kernel serves every layer
+graph will see). By default the kernel reads softmax_scale, the window
+bounds and logits_soft_cap at run time (runtime_scalars=True), so one kernel serves every layer
 of a model with the same shapes. Returns out, or (out, lse) with return_lse, lse as
 flash-attention's varlen functions give it: [Hq, total_q] (a transposed view
 of the kernel's [total_q, Hq]). What the kernels do not do (dropout, ALiBi,
@@ -97,8 +97,8 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
     """aiter's mha_batch_prefill_func on fmha-mlir's kernels (module doc).
     Extra keywords: kv_layout (nhd | hnd), q_dtype / kv_dtype / out_dtype
     (the request's names, e.g. "f8E4M3FNUZ": for numpy inputs, or to
-    override), runtime_scalars (default True: the kernel reads softmax_scale
-    and the window bounds at run time, so one kernel serves every layer;
+    override), runtime_scalars (default True: the kernel reads softmax_scale,
+    the window bounds and the soft cap at run time, so one kernel serves every layer;
     False compiles them in), chip (the GPU's chip is detected), prebuilt (kernels from
     fmha_mlir.load_prebuilt), cpu_target (host, or a chip for the lane
     emulator)."""
@@ -196,7 +196,8 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
     if fp8:
         tensors.update(k_descale=k_descale, v_descale=v_descale)
     if runtime_scalars:
-        tensors["runtime_scalars"] = _scalars(q, request["sm_scale"], mask)
+        tensors["runtime_scalars"] = _scalars(q, request["sm_scale"], mask,
+                                              request["soft_cap"])
     if table == "csr":
         tensors.update(kv_indptr=kv_indptr, kv_page_indices=kv_page_indices,
                        kv_last_page_len=kv_last_page_lens)
@@ -213,24 +214,27 @@ def mha_batch_prefill_func(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
 _SCALARS = {}
 
 
-def _scalars(like, sm_scale, mask):
-    """The [3] int32 run-time scalars (sm_scale as f32 bits, window left,
-    window right), one tensor per device and values, made on first use (make
-    that first call before a CUDA graph capture)."""
+def _scalars(like, sm_scale, mask, soft_cap=0.0):
+    """The [4] int32 run-time scalars (sm_scale as f32 bits, window left,
+    window right, soft cap as f32 bits or 0), one tensor per device and
+    values, made on first use (make that first call before a CUDA graph
+    capture)."""
     left, right = -1, -1
     if mask.startswith("window("):
         left, right = (int(x) for x in mask[7:-1].split(","))
     bits = struct.unpack("<i", struct.pack("<f", sm_scale))[0]
+    cap = struct.unpack("<i", struct.pack("<f", soft_cap))[0] if soft_cap > 0 else 0
     device = like.device if _is_torch(like) else "numpy"
-    key = (str(device), bits, left, right)
+    key = (str(device), bits, left, right, cap)
     t = _SCALARS.get(key)
     if t is None:
+        vals = [bits, left, right, cap]
         if _is_torch(like):
             import torch
-            t = torch.tensor([bits, left, right], dtype=torch.int32, device=like.device)
+            t = torch.tensor(vals, dtype=torch.int32, device=like.device)
         else:
             import numpy as np
-            t = np.array([bits, left, right], dtype=np.int32)
+            t = np.array(vals, dtype=np.int32)
         _SCALARS[key] = t
     return t
 

@@ -343,6 +343,17 @@ class AiterEntryTest(unittest.TestCase, Check):
                 v_descale=case.v_descale, kv_last_page_lens=case.kv_last_page_len)
             self.assertMatches(case, {"out": out}, mask=mask, sm_scale=scale)
         self.assertEqual(len(cpu._kernels), compiled + 1)
+        # A soft cap's value is a run-time scalar too: two caps, one kernel.
+        compiled = len(cpu._kernels)
+        for i, cap in enumerate([5.0, 30.0]):
+            case = Case(np.random.default_rng(40 + i), [40, 17], [200, 90])
+            out = mha_batch_prefill_func(
+                case.q, case.k, case.v, case.qo_indptr, case.kv_indptr,
+                case.kv_page_indices, 40, 200, softmax_scale=0.3, logits_soft_cap=cap,
+                q_descale=case.q_descale, k_descale=case.k_descale,
+                v_descale=case.v_descale, kv_last_page_lens=case.kv_last_page_len)
+            self.assertMatches(case, {"out": out}, mask="none", sm_scale=0.3, soft_cap=cap)
+        self.assertEqual(len(cpu._kernels), compiled + 1)
         a = dict(REQ, runtime_scalars=True, mask="window:24,4", sm_scale=0.3)
         b = dict(a, mask="window:100,-1", sm_scale=0.05)
         self.assertEqual(fmha_mlir.static_key(a, "gfx942"), fmha_mlir.static_key(b, "gfx942"))
@@ -369,15 +380,23 @@ class AiterEntryTest(unittest.TestCase, Check):
         case = Case(np.random.default_rng(9), [5], [20])
         k = cpu.compile(dict(REQ, runtime_scalars=True))
         ts = case.tensors()
-        ts["runtime_scalars"] = np.array([0, -1, -1], dtype=np.int32)  # sm_scale 0.0
+        ts["runtime_scalars"] = np.array([0, -1, -1, 0], dtype=np.int32)  # sm_scale 0.0
         with self.assertRaisesRegex(ValueError, r"runtime_scalars\[0\] \(sm_scale\) must be finite"):
             k(ts)
-        ts["runtime_scalars"] = np.array([0x3e000000, 4, 4], dtype=np.int32)  # causal: no bounds
+        ts["runtime_scalars"] = np.array([0x3e000000, 4, 4, 0], dtype=np.int32)  # causal: no bounds
         with self.assertRaisesRegex(ValueError, "must be -1, -1 without a window"):
             k(ts)
-        ts["runtime_scalars"] = np.array([0x3e000000, -1, -1], dtype=np.int32)  # 0.125
+        ts["runtime_scalars"] = np.array([0x3e000000, -1, -1, 0x40a00000], dtype=np.int32)  # cap 5
+        with self.assertRaisesRegex(ValueError, r"runtime_scalars\[3\] \(soft cap\) must be 0"):
+            k(ts)
+        ts["runtime_scalars"] = np.array([0x3e000000, -1, -1, 0], dtype=np.int32)  # 0.125
         k(ts)
         self.assertMatches(case, ts, sm_scale=0.125)
+        # A kernel with a soft cap reads its value at run time: > 0 and finite.
+        kc = cpu.compile(dict(REQ, runtime_scalars=True, soft_cap=5.0))
+        ts["runtime_scalars"] = np.array([0x3e000000, -1, -1, 0], dtype=np.int32)
+        with self.assertRaisesRegex(ValueError, r"runtime_scalars\[3\] \(soft cap\) must be finite and > 0"):
+            kc(ts)
 
     def test_what_it_does_not_do_raises_not_implemented(self):
         case = Case(np.random.default_rng(7), [5], [20])

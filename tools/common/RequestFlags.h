@@ -43,7 +43,7 @@ inline cl::opt<std::string> optOutType("out-dtype", cl::desc("out element type")
 inline cl::opt<std::string> optMask("mask", cl::desc("none | causal | window:L,R"), cl::cat(kRequestCategory), cl::init("causal"));
 inline cl::opt<double> optSmScale("sm-scale", cl::desc("softmax scale (default 1/sqrt(D))"), cl::cat(kRequestCategory), cl::init(0.0));
 inline cl::opt<bool> optKvStrided("kv-strided", cl::desc("the kernel takes K and V with any page, token and head strides (d contiguous), read at run time; runs lay K and V out as one combined (N_pages, 2, P, Hkv, D) cache"), cl::cat(kRequestCategory), cl::init(false));
-inline cl::opt<bool> optRuntimeScalars("runtime-scalars", cl::desc("the kernel reads sm_scale and the window bounds at run time ([3] i32 buffer runtime_scalars; one kernel for every scale and window)"), cl::cat(kRequestCategory), cl::init(false));
+inline cl::opt<bool> optRuntimeScalars("runtime-scalars", cl::desc("the kernel reads sm_scale, the window bounds and the soft cap at run time ([4] i32 buffer runtime_scalars; one kernel for every scale, window and cap)"), cl::cat(kRequestCategory), cl::init(false));
 inline cl::opt<double> optSoftCap("soft-cap", cl::desc("logit soft cap (0: none)"), cl::cat(kRequestCategory), cl::init(0.0));
 inline cl::opt<bool> optLse("lse", cl::desc("also return lse"), cl::cat(kRequestCategory), cl::init(false));
 inline cl::opt<uint64_t> optSeed("seed", cl::desc("input seed"), cl::cat(kRequestCategory), cl::init(0));

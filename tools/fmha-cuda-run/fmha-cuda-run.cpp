@@ -627,7 +627,7 @@ int run() {
       vd[pg * (blockscale ? hkv : 1) + h] = in.v_descale.at(kernelKv.data(), pg, h);
     }
   float qd = in.q_descale;
-  std::array<int32_t, 3> scalars = req.runtimeScalars();
+  std::array<int32_t, 4> scalars = req.runtimeScalars();
   bool nhd = req.layout == ref::KVLayout::NHD;
   auto cacheShape = [&](int64_t dim) {
     return nhd ? std::vector<int64_t>{n, p, hkv, dim}
@@ -667,7 +667,7 @@ int run() {
       buf("q_descale", &qd, 4, {1}),
       buf("k_descale", kd.data(), kd.size() * 4, descaleShape),
       buf("v_descale", vd.data(), vd.size() * 4, descaleShape),
-      buf("runtime_scalars", scalars.data(), 12, {3}),
+      buf("runtime_scalars", scalars.data(), 16, {4}),
       buf("out", out.data(), out.size(), {totalQ, hq, dv}),
       buf("lse", lse.data(), lse.size() * 4, {totalQ, hq})};
   if (interleaved)

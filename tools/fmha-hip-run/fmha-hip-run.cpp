@@ -339,7 +339,7 @@ int main(int argc, char **argv) {
       vd[pg * (blockscale ? hkv : 1) + h] = in.vDescale(pg, h);
     }
   float qd = in.q_descale;
-  std::array<int32_t, 3> scalars = req.runtimeScalars();
+  std::array<int32_t, 4> scalars = req.runtimeScalars();
   bool nhd = req.layout == ref::KVLayout::NHD;
   auto cacheShape = [&](int64_t dim) {
     return nhd ? std::vector<int64_t>{n, p, hkv, dim}
@@ -365,7 +365,7 @@ int main(int argc, char **argv) {
       {"q_descale", &qd, 4, {1}},
       {"k_descale", kd.data(), kd.size() * 4, descaleShape},
       {"v_descale", vd.data(), vd.size() * 4, descaleShape},
-      {"runtime_scalars", scalars.data(), 12, {3}},
+      {"runtime_scalars", scalars.data(), 16, {4}},
       {"out", out.data(), out.size(), {totalQ, hq, dv}},
       {"lse", lse.data(), lse.size() * 4, {totalQ, hq}}};
   if (interleaved)

@@ -75,7 +75,7 @@ static cl::opt<unsigned> optOptLevel("jit-opt-level", cl::desc("LLVM optimizatio
 static cl::list<std::string> optRuns(
     "run",
     cl::desc("one more run through the same compiled kernel: 'QO;KV[;seed=N][;data=uniform|spread]"
-             "[;sm_scale=S][;window=L,R]' (the last two with --runtime-scalars) "
+             "[;sm_scale=S][;window=L,R][;soft_cap=C]' (the last three with --runtime-scalars) "
              "(comma lists as for --qo-len/--kv-len; seed and data default to the flags'); repeatable. "
              "The flags' own lengths run first; with --json one line per run; exit 0 when all pass"),
     cl::cat(kToolCategory));
@@ -154,9 +154,9 @@ std::optional<std::vector<float>> kernelDescales(const ref::Inputs &in,
 }
 
 /// "" after reading a --run spec 'QO;KV[;seed=N][;data=D][;sm_scale=S]
-/// [;window=L,R]' into `r` (the flags' request: only lengths, seed and data
-/// change, and with run-time scalars sm_scale and the window bounds), else
-/// the problem.
+/// [;window=L,R][;soft_cap=C]' into `r` (the flags' request: only lengths,
+/// seed and data change, and with run-time scalars sm_scale, the window
+/// bounds and a soft cap's value), else the problem.
 std::string readRunSpec(const std::string &spec, ref::Request &r) {
   llvm::SmallVector<llvm::StringRef> parts;
   llvm::StringRef(spec).split(parts, ';');
@@ -184,7 +184,7 @@ std::string readRunSpec(const std::string &spec, ref::Request &r) {
       if (!d)
         return "data must be uniform or spread, not '" + value.str() + "'";
       r.data = *d;
-    } else if (key == "sm_scale" || key == "window") {
+    } else if (key == "sm_scale" || key == "window" || key == "soft_cap") {
       // Compiled in unless the kernel reads them at run time.
       if (!r.runtime_scalars)
         return key.str() + " is compiled into this kernel: --runtime-scalars lets a run "
@@ -192,6 +192,13 @@ std::string readRunSpec(const std::string &spec, ref::Request &r) {
       if (key == "sm_scale") {
         if (value.getAsDouble(r.sm_scale) || !(r.sm_scale > 0))
           return "sm_scale must be a number > 0, not '" + value.str() + "'";
+      } else if (key == "soft_cap") {
+        // Whether there is a cap is compiled in; its value is not.
+        double c = 0;
+        if (value.getAsDouble(c) || !(c > 0) || !(r.soft_cap > 0))
+          return "soft_cap=C needs a kernel with a soft cap (--soft-cap) and a "
+                 "number > 0, not '" + value.str() + "'";
+        r.soft_cap = c;
       } else {
         std::optional<ref::Mask> m = ref::parseMask(("window:" + value).str());
         if (!m || r.mask.kind != ref::MaskKind::Window)
@@ -200,7 +207,7 @@ std::string readRunSpec(const std::string &spec, ref::Request &r) {
       }
     } else {
       return "unknown field '" + parts[i].str() +
-             "' (seed=N, data=D, and with --runtime-scalars sm_scale=S, window=L,R)";
+             "' (seed=N, data=D, and with --runtime-scalars sm_scale=S, window=L,R, soft_cap=C)";
     }
   }
   return "";

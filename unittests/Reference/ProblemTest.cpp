@@ -141,15 +141,26 @@ TEST(Problem, RuntimeScalarsKey) {
   Request c = a;
   c.runtime_scalars = false;
   EXPECT_NE(a.kernelKey(), c.kernelKey());
-  std::array<int32_t, 3> rs = a.runtimeScalars();
+  std::array<int32_t, 4> rs = a.runtimeScalars();
   EXPECT_EQ(rs[0], 0x3e99999a); // 0.3f
   EXPECT_EQ(rs[1], 24);
   EXPECT_EQ(rs[2], 4);
+  EXPECT_EQ(rs[3], 0); // no soft cap
   Request d;
   d.head_dim = 64;
   EXPECT_EQ(d.runtimeScalars()[0], 0x3e000000); // 1/sqrt(64) = 0.125f
   EXPECT_EQ(d.runtimeScalars()[1], -1);
   EXPECT_EQ(d.runtimeScalars()[2], -1);
+  // A soft cap's value is a run-time scalar too; having one is in the key.
+  Request e = a, f = a;
+  e.soft_cap = 5.0;
+  f.soft_cap = 30.0;
+  EXPECT_EQ(e.runtimeScalars()[3], 0x40a00000); // 5.0f
+  EXPECT_EQ(e.kernelKey(), f.kernelKey());
+  EXPECT_NE(e.kernelKey().find("soft_cap=rt"), std::string::npos) << e.kernelKey();
+  EXPECT_NE(e.kernelKey(), a.kernelKey());
+  e.runtime_scalars = f.runtime_scalars = false;
+  EXPECT_NE(e.kernelKey(), f.kernelKey());
 }
 
 TEST(Problem, FlopCount) {

@@ -121,10 +121,11 @@ struct Request {
   double sm_scale = 0.0; ///< 0 means 1/sqrt(D); else > 0 and finite
   double soft_cap = 0.0; ///< > 0 enables S = c * tanh(S / c)
   bool return_lse = true;
-  /// The kernel reads sm_scale and the window bounds at run time from a
-  /// [3] i32 buffer (runtimeScalars()) instead of having them compiled in:
-  /// one kernel serves every sm_scale and window. The fields above still
-  /// hold the values of this request's run.
+  /// The kernel reads sm_scale, the window bounds and a soft cap's value
+  /// at run time from a [4] i32 buffer (runtimeScalars()) instead of having
+  /// them compiled in: one kernel serves every sm_scale, window and cap
+  /// (whether there is a window or a cap stays compiled in). The fields
+  /// above still hold the values of this request's run.
   bool runtime_scalars = false;
   /// The kernel takes K and V with any page, token and head strides (in
   /// elements; d contiguous), read at run time: a view into a combined
@@ -169,13 +170,13 @@ struct Request {
   /// one compiled kernel serves every request with the same key. One line,
   /// e.g. "H=32/8 D=128/128 P=1024 csr NHD kv_blockscale q=f8E4M3FN
   /// kv=f8E4M3FN out=bf16 mask=causal sm_scale=0.088388347648318433 lse=1".
-  /// With runtime_scalars, sm_scale and the window bounds are not in it
-  /// ("mask=window(rt) sm_scale=rt").
+  /// With runtime_scalars, sm_scale, the window bounds and a soft cap's
+  /// value are not in it ("mask=window(rt) sm_scale=rt soft_cap=rt").
   std::string kernelKey() const;
   /// The run-time scalars buffer of this request's run: sm_scale as f32
   /// bits, the window's left and right bounds (-1 = unbounded; both -1
-  /// without a window).
-  std::array<int32_t, 3> runtimeScalars() const;
+  /// without a window), the soft cap as f32 bits (0 without a cap).
+  std::array<int32_t, 4> runtimeScalars() const;
   /// One view of the combined cache the runners use for a kv_strided
   /// kernel: per physical page its K block (P x Hkv x D in the request's
   /// layout) and then its V block (Dv), as FlashInfer's and SGLang's

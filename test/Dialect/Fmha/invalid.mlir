@@ -2744,11 +2744,11 @@ func.func @kv_layout_unknown(%q: memref<?x32x128xbf16>,
 
 // -----
 
-// Run-time scalars are a memref<3xi32>.
+// Run-time scalars are a memref<4xi32>.
 func.func @runtime_scalars_wrong_type(%q: memref<?x32x128xbf16>,
     %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<2xi32>,
     %out: memref<?x32x128xbf16>) {
-  // expected-error @+1 {{operand 'runtime_scalars' must be memref<3xi32> (sm_scale as f32 bits, window left, window right), got memref<2xi32>}}
+  // expected-error @+1 {{operand 'runtime_scalars' must be memref<4xi32> (sm_scale as f32 bits, window left, window right, soft cap as f32 bits), got memref<2xi32>}}
   fmha.batch_prefill
       q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
       v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
@@ -2765,14 +2765,14 @@ func.func @runtime_scalars_wrong_type(%q: memref<?x32x128xbf16>,
 
 // With run-time scalars the scale is not also an attribute.
 func.func @runtime_scalars_and_sm_scale(%q: memref<?x32x128xbf16>,
-    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<3xi32>,
+    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<4xi32>,
     %out: memref<?x32x128xbf16>) {
   // expected-error @+1 {{sm_scale comes from runtime_scalars[0] here: drop the sm_scale attribute}}
   fmha.batch_prefill
       q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
       v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
       kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
-      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<3xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<4xi32>)
       out(%out : memref<?x32x128xbf16>)
       {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
        kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
@@ -2784,18 +2784,56 @@ func.func @runtime_scalars_and_sm_scale(%q: memref<?x32x128xbf16>,
 
 // With run-time scalars a window's bounds are the buffer's, not the mask's.
 func.func @runtime_scalars_window_bounds(%q: memref<?x32x128xbf16>,
-    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<3xi32>,
+    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<4xi32>,
     %out: memref<?x32x128xbf16>) {
   // expected-error @+1 {{a window's bounds come from runtime_scalars[1..2] here: write the mask #fmha.mask<window, left = -1, right = -1>}}
   fmha.batch_prefill
       q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
       v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
       kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
-      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<3xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<4xi32>)
       out(%out : memref<?x32x128xbf16>)
       {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
        kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
        mask = #fmha.mask<window, left = 24, right = 0>}
+  return
+}
+
+// -----
+
+// A run-time soft cap is read from runtime_scalars[3]: the op needs the buffer.
+func.func @runtime_soft_cap_without_scalars(%q: memref<?x32x128xbf16>,
+    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>,
+    %out: memref<?x32x128xbf16>) {
+  // expected-error @+1 {{runtime_soft_cap reads the cap from runtime_scalars[3]: the op needs the runtime_scalars operand}}
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
+      v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
+      kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
+      kv_last_page_len(%idx : memref<?xi32>)
+      out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
+       kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
+       mask = #fmha.mask<causal>, runtime_soft_cap}
+  return
+}
+
+// -----
+
+// A run-time soft cap is not also an attribute.
+func.func @runtime_soft_cap_and_soft_cap(%q: memref<?x32x128xbf16>,
+    %kv: memref<?x16x8x128xbf16>, %idx: memref<?xi32>, %rs: memref<4xi32>,
+    %out: memref<?x32x128xbf16>) {
+  // expected-error @+1 {{the soft cap comes from runtime_scalars[3] here (runtime_soft_cap): drop the soft_cap attribute}}
+  fmha.batch_prefill
+      q(%q : memref<?x32x128xbf16>) k(%kv : memref<?x16x8x128xbf16>)
+      v(%kv : memref<?x16x8x128xbf16>) qo_indptr(%idx : memref<?xi32>)
+      kv_indptr(%idx : memref<?xi32>) kv_page_indices(%idx : memref<?xi32>)
+      kv_last_page_len(%idx : memref<?xi32>) runtime_scalars(%rs : memref<4xi32>)
+      out(%out : memref<?x32x128xbf16>)
+      {quant = #fmha.quant<none>, page_table = #fmha.page_table<csr>,
+       kv_layout = #fmha.kv_layout<nhd>, page_size = 16 : i64,
+       mask = #fmha.mask<causal>, soft_cap = 30.0 : f32, runtime_soft_cap}
   return
 }
 

@@ -186,6 +186,10 @@ def build(chip):
           extra=("--soft-cap", "2", "--data", "spread"))
     b.add("soft-cap-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
           extra=("--soft-cap", "5"))
+    # The cap's value read at run time (runtime_scalars[3]) with the scale.
+    b.add("runtime-soft-cap", 1024, "40,9", "300,70", heads="4/2", mask="none",
+          extra=("--runtime-scalars", "--soft-cap", "3", "--sm-scale", "0.2",
+                 "--data", "spread"))
 
     # --- K and V as views of one combined (N_pages, 2, P, Hkv, D) cache
     # (--kv-strided: page, token and head strides at run time), on spread

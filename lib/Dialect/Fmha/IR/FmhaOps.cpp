@@ -419,13 +419,21 @@ LogicalResult BatchPrefillOp::verify() {
                            << str(t);
   }
 
-  // Run-time scalars: [3] i32, replacing sm_scale and the window bounds.
+  // Run-time scalars: [4] i32, replacing sm_scale, the window bounds and
+  // (runtime_soft_cap) the soft cap's value.
+  if (getRuntimeSoftCap() && !getRuntimeScalars())
+    return emitOpError() << "runtime_soft_cap reads the cap from runtime_scalars[3]: "
+                            "the op needs the runtime_scalars operand";
+  if (getRuntimeSoftCap() && getSoftCap())
+    return emitOpError() << "the soft cap comes from runtime_scalars[3] here "
+                            "(runtime_soft_cap): drop the soft_cap attribute";
   if (Value rs = getRuntimeScalars()) {
     MemRefType t = getMemRef(rs);
-    if (!t.hasStaticShape() || t.getRank() != 1 || t.getDimSize(0) != 3 ||
+    if (!t.hasStaticShape() || t.getRank() != 1 || t.getDimSize(0) != 4 ||
         !t.getElementType().isInteger(32) || !t.getLayout().isIdentity())
-      return emitOpError() << "operand 'runtime_scalars' must be memref<3xi32> "
-                              "(sm_scale as f32 bits, window left, window right), got "
+      return emitOpError() << "operand 'runtime_scalars' must be memref<4xi32> "
+                              "(sm_scale as f32 bits, window left, window right, "
+                              "soft cap as f32 bits), got "
                            << str(t);
     if (getSmScale())
       return emitOpError() << "sm_scale comes from runtime_scalars[0] here: drop "

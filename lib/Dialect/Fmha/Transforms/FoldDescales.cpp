@@ -36,6 +36,20 @@ Value splatTo(OpBuilder &b, Location loc, Type t, Value scalar) {
   return vector::BroadcastOp::create(b, loc, t, scalar);
 }
 
+/// A loop-invariant scalar: a constant, or a value defined before the loop.
+struct LoopScalar {
+  Value value;
+  std::optional<double> constant;
+  explicit operator bool() const { return value || constant; }
+  /// The scalar at `b`'s insertion point (before the loop).
+  Value get(OpBuilder &b, Location loc) const {
+    if (value)
+      return value;
+    return arith::ConstantOp::create(b, loc,
+                                     b.getF32FloatAttr(static_cast<float>(*constant)));
+  }
+};
+
 /// What the fold needs of one KV loop; found before anything is changed.
 struct Plan {
   TileMmaOp qk;
@@ -46,29 +60,45 @@ struct Plan {
   vector::MultiDimReductionOp rowMax;
   SmallVector<math::ExpOp> exps; // p and alpha
   bool softCap = false;
-  // With a soft cap: x * (1 / cap) feeding tanh, tanh, and tanh * cap.
+  // With a soft cap: x * (1 / cap) feeding tanh, tanh, and tanh * cap; the
+  // cap and 1 / cap as scalars defined before the loop (constants, or read
+  // at run time: runtime_soft_cap).
   arith::MulFOp invCapMul, capMul;
   math::TanhOp tanh;
-  double cap = 0.0;
+  LoopScalar cap, invCap;
 };
 
 /// The soft cap fmha-tile writes: tanh(x * (1 / cap)) * cap, each with one
-/// use, and the scale multiply with one use (its operand changes).
+/// use, and the scale multiply with one use (its operand changes); the cap
+/// and its inverse splats of scalars defined before the loop.
 LogicalResult planSoftCap(scf::ForOp loop, Plan &p) {
   p.tanh = kvloop::findInBody<math::TanhOp>(loop, [](auto) { return true; });
   if (!p.tanh || !p.tanh->hasOneUse() || !p.scaleMul->hasOneUse())
     return failure();
+  // A splat constant (remade before the loop) or a splat of a scalar
+  // defined before it.
+  auto invariant = [&](Value v) -> LoopScalar {
+    if (std::optional<double> c = kvloop::splatConstant(v))
+      return {Value(), c};
+    Value s = kvloop::splatScalar(v);
+    if (s && loop.isDefinedOutsideOfLoop(s))
+      return {s, std::nullopt};
+    return {};
+  };
   p.invCapMul = p.tanh.getOperand().getDefiningOp<arith::MulFOp>();
-  if (!p.invCapMul || !p.invCapMul->hasOneUse() ||
-      !kvloop::splatConstant(p.invCapMul.getRhs()))
+  if (!p.invCapMul || !p.invCapMul->hasOneUse())
     return failure();
+  p.invCap = invariant(p.invCapMul.getRhs());
   p.capMul = dyn_cast<arith::MulFOp>(*p.tanh->user_begin());
-  if (!p.capMul)
+  if (!p.invCap || !p.capMul)
     return failure();
-  std::optional<double> cap = kvloop::splatConstant(otherOperand(p.capMul, p.tanh));
-  if (!cap || !(*cap > 0.0))
+  p.cap = invariant(otherOperand(p.capMul, p.tanh));
+  if (!p.cap)
     return failure();
-  p.cap = *cap;
+  // A compile-time cap must be > 0 (the op's verifier; the runners check a
+  // run-time one).
+  if (p.cap.constant && !(*p.cap.constant > 0.0))
+    return failure();
   return success();
 }
 
@@ -115,12 +145,16 @@ void fold(scf::ForOp loop, Plan &p) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Value log2e = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LOG2E));
-  // With a soft cap the softmax runs on t = tanh(...): sigma = cap * log2(e).
-  Value sigma = p.softCap
-                    ? arith::ConstantOp::create(
-                          b, loc, b.getF32FloatAttr(static_cast<float>(p.cap * M_LOG2E)))
-                          .getResult()
-                    : arith::MulFOp::create(b, loc, p.scale, log2e).getResult();
+  // With a soft cap the softmax runs on t = tanh(...): sigma = cap * log2(e)
+  // (folded to one constant for a compile-time cap).
+  Value sigma;
+  if (!p.softCap)
+    sigma = arith::MulFOp::create(b, loc, p.scale, log2e);
+  else if (p.cap.constant)
+    sigma = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(static_cast<float>(*p.cap.constant * M_LOG2E)));
+  else
+    sigma = arith::MulFOp::create(b, loc, p.cap.value, log2e);
   Value ln2 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LN2));
   Value sigmaLn2 = arith::MulFOp::create(b, loc, sigma, ln2);
 
@@ -129,10 +163,7 @@ void fold(scf::ForOp loop, Plan &p) {
     // tanh's argument: S * (scale / cap), times kd when kd is per tile (one
     // multiply per element where there were three); t replaces cap * t, and
     // m is in units of t (sigma holds the cap).
-    Value pre = arith::MulFOp::create(
-        b, loc, p.scale,
-        arith::ConstantOp::create(b, loc,
-                                  b.getF32FloatAttr(static_cast<float>(1.0 / p.cap))));
+    Value pre = arith::MulFOp::create(b, loc, p.scale, p.invCap.get(b, loc));
     Value in = p.invCapMul.getLhs();
     if (p.kdMul && in == p.kdMul.getResult()) {
       b.setInsertionPoint(p.kdMul);

@@ -206,9 +206,15 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
 
-  // Run-time scalars (runtime_scalars): sm_scale as f32 bits, window bounds.
-  Value smScale, rs = op.getRuntimeScalars();
+  // Run-time scalars (runtime_scalars): sm_scale as f32 bits, window
+  // bounds, and with runtime_soft_cap the cap (f32 bits) and 1 / cap.
+  Value smScale, rs = op.getRuntimeScalars(), rtCap, rtInvCap;
   winLeft = winRight = Value();
+  if (rs && op.getRuntimeSoftCap()) {
+    rtCap = arith::BitcastOp::create(
+        b, f32, memref::LoadOp::create(b, rs, ValueRange{cIdx(3)}));
+    rtInvCap = arith::DivFOp::create(b, cF32(1.0), rtCap);
+  }
   if (rs) {
     Value bits = memref::LoadOp::create(b, rs, ValueRange{cIdx(0)});
     smScale = arith::BitcastOp::create(b, f32, bits);
@@ -300,6 +306,11 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
       Value t = math::TanhOp::create(
           b, arith::MulFOp::create(b, s, splatF(sT, 1.0 / cap)));
       s = arith::MulFOp::create(b, t, splatF(sT, cap));
+    } else if (rtCap) {
+      // The same with the cap read at run time (1 / cap once, above).
+      Value t = math::TanhOp::create(
+          b, arith::MulFOp::create(b, s, splat(sT, rtInvCap)));
+      s = arith::MulFOp::create(b, t, splat(sT, rtCap));
     }
     // -inf where SPEC section 3 hides the key (fmha-peel-masked-tiles
     // drops it on the tiles where it hides none, fmha-expand-masks writes

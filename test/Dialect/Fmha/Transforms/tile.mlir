@@ -110,11 +110,11 @@ func.func @negative_none_bf16(
 // on them instead of folding constants.
 // CHECK-LABEL: func @runtime_scalars_window
 // CHECK: scf.forall
-// CHECK: %[[BITS:.*]] = memref.load %[[RS:.*]][%{{.*}}] : memref<3xi32>
+// CHECK: %[[BITS:.*]] = memref.load %[[RS:.*]][%{{.*}}] : memref<4xi32>
 // CHECK: %[[SM:.*]] = arith.bitcast %[[BITS]] : i32 to f32
-// CHECK: %[[L:.*]] = memref.load %[[RS]][%{{.*}}] : memref<3xi32>
+// CHECK: %[[L:.*]] = memref.load %[[RS]][%{{.*}}] : memref<4xi32>
 // CHECK: %[[LI:.*]] = arith.index_cast %[[L]] : i32 to index
-// CHECK: %[[R:.*]] = memref.load %[[RS]][%{{.*}}] : memref<3xi32>
+// CHECK: %[[R:.*]] = memref.load %[[RS]][%{{.*}}] : memref<4xi32>
 // CHECK: %[[RI:.*]] = arith.index_cast %[[R]] : i32 to index
 // CHECK: %[[QD:.*]] = memref.load %{{.*}} : memref<1xf32>
 // CHECK: arith.mulf %[[QD]], %[[SM]] : f32
@@ -128,14 +128,14 @@ func.func @runtime_scalars_window(
     %q: memref<?x8x128xf8E4M3FN>, %k: memref<?x16x2x128xf8E4M3FN>,
     %v: memref<?x16x2x128xf8E4M3FN>, %qo: memref<?xi32>, %kvp: memref<?xi32>,
     %ids: memref<?xi32>, %last: memref<?xi32>, %qd: memref<1xf32>,
-    %kd: memref<?x2xf32>, %vd: memref<?x2xf32>, %rs: memref<3xi32>,
+    %kd: memref<?x2xf32>, %vd: memref<?x2xf32>, %rs: memref<4xi32>,
     %o: memref<?x8x128xbf16>) {
   fmha.batch_prefill q(%q : memref<?x8x128xf8E4M3FN>)
       k(%k : memref<?x16x2x128xf8E4M3FN>) v(%v : memref<?x16x2x128xf8E4M3FN>)
       qo_indptr(%qo : memref<?xi32>) kv_indptr(%kvp : memref<?xi32>)
       kv_page_indices(%ids : memref<?xi32>) kv_last_page_len(%last : memref<?xi32>)
       q_descale(%qd : memref<1xf32>) k_descale(%kd : memref<?x2xf32>)
-      v_descale(%vd : memref<?x2xf32>) runtime_scalars(%rs : memref<3xi32>)
+      v_descale(%vd : memref<?x2xf32>) runtime_scalars(%rs : memref<4xi32>)
       out(%o : memref<?x8x128xbf16>)
       {quant = #fmha.quant<kv_blockscale>, mask = #fmha.mask<window, left = -1, right = -1>,
        page_table = #fmha.page_table<csr>, kv_layout = #fmha.kv_layout<nhd>,

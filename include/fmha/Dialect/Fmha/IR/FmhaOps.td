@@ -25,7 +25,7 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     | block_table: block_table, kv_seqlen | [B, max_pages], [B] | i32 |
     | q_descale | one element (per_tensor, kv_blockscale) | f32 |
     | k_descale, v_descale | one element (per_tensor); [N_pages, Hkv] (kv_blockscale) | f32 |
-    | runtime_scalars (optional) | [3]: sm_scale as f32 bits, window left, window right | i32 |
+    | runtime_scalars (optional) | [4]: sm_scale as f32 bits, window left, window right, soft cap as f32 bits (0: none) | i32 |
     | out | [total_q, Hq, Dv] | bf16, f16, f32 |
     | lse (optional) | [total_q, Hq], natural log | f32 |
 
@@ -33,7 +33,9 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     counts may be dynamic. With `runtime_scalars` the softmax scale and a
     window's bounds are read at run time (one kernel for every layer of a
     model): the op then has no `sm_scale` attribute and a window mask is
-    written `#fmha.mask<window, left = -1, right = -1>`. Descale strides are free (aiter interleaves K and V
+    written `#fmha.mask<window, left = -1, right = -1>`; with
+    `runtime_soft_cap` the soft cap's value is read from it too (the op has
+    no `soft_cap` attribute; whether there is a cap stays compile-time). Descale strides are free (aiter interleaves K and V
     descales), every other operand has a contiguous innermost dimension.
 
     Example, the default request (FP8 e4m3 Q/K/V, per-page scales, page size
@@ -71,7 +73,7 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     Arg<Optional<AnyMemRef>, "", [MemRead]>:$q_descale,
     Arg<Optional<AnyMemRef>, "", [MemRead]>:$k_descale,
     Arg<Optional<AnyMemRef>, "", [MemRead]>:$v_descale,
-    Arg<Optional<AnyMemRef>, "sm_scale (f32 bits), window left, window right",
+    Arg<Optional<AnyMemRef>, "sm_scale (f32 bits), window left, window right, soft cap (f32 bits)",
         [MemRead]>:$runtime_scalars,
     Arg<AnyMemRef, "attention output", [MemWrite]>:$out,
     Arg<Optional<AnyMemRef>, "log-sum-exp per row and head", [MemWrite]>:$lse,
@@ -82,7 +84,8 @@ def Fmha_BatchPrefillOp : Fmha_Op<"batch_prefill", [AttrSizedOperandSegments]> {
     I64Attr:$page_size,
     OptionalAttr<F32Attr>:$sm_scale,
     OptionalAttr<F32Attr>:$soft_cap,
-    OptionalAttr<Fmha_ConfigAttr>:$config
+    OptionalAttr<Fmha_ConfigAttr>:$config,
+    UnitAttr:$runtime_soft_cap
   );
 
   let assemblyFormat = [{
