@@ -42,7 +42,13 @@ docs/REGIMES.md, bench/regimes.py):
   NHD + causal, and per_tensor with block table + HND + window 128/16, at
   pages 1, 16, 32, 64, 1024.
 
-All: f8E4M3FN Q/K/V, bf16 out, seed 7. Writes DIR/NAME.ptx, DIR/NAME.json and
+- serving (17 cases, not in the default sets): issue 16's features: an
+  e5m2 cache under an e4m3 Q (spread data at pages 1, 16, 32, 64, 1024;
+  per_tensor + window at 16, 1024), a bf16 Q over an e5m2 cache, the soft
+  cap read at run time (--runtime-scalars), D 192 / Dv 128 and D 256 at
+  pages 16, 64, 1024.
+
+All (unless a set says otherwise): f8E4M3FN Q/K/V, bf16 out, seed 7. Writes DIR/NAME.ptx, DIR/NAME.json and
 DIR/cases.txt (NAME, status, flags per line). The runner (fmha-cuda-run)
 makes the inputs from the manifest's request on the device and checks against
 the oracle and the emulation. A case fmha-compile rejects (e.g. `--data`
@@ -171,6 +177,36 @@ def cases(sets, quick):
             out.append((f"q16-f16-p{page}-block-hnd-per_tensor-window-32x8",
                         flags_of(page, "block", "hnd", "per_tensor", "window:128,16", "32/8",
                                  qo, kv, ["--q-dtype", "f16", "--lse"])))
+    if "serving" in sets:
+        # Issue 16's features on the GPU: an e5m2 cache under an e4m3 Q (the
+        # mixed MMA) in each V-descale route on spread data and with
+        # per_tensor + a window; a bf16 Q quantized to e4m3 over it; the soft
+        # cap's value read at run time; D 192 / Dv 128 and D 256.
+        for page in [1, 16, 32, 64, 1024]:
+            qo, kv = LENS["16/16"]
+            out.append((f"e5m2-spread-p{page}-csr-nhd-kv_blockscale-causal-16x16",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "16/16", qo, kv,
+                                 ["--kv-dtype", "f8E5M2", "--data", "spread", "--lse"])))
+        for page in [16, 1024]:
+            qo, kv = LENS["32/8"]
+            out.append((f"e5m2-p{page}-block-hnd-per_tensor-window-32x8",
+                        flags_of(page, "block", "hnd", "per_tensor", "window:128,16", "32/8",
+                                 qo, kv, ["--kv-dtype", "f8E5M2"])))
+            qo, kv = LENS["16/16"]
+            out.append((f"q16-e5m2-spread-p{page}-csr-nhd-kv_blockscale-causal-16x16",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "16/16", qo, kv,
+                                 ["--q-dtype", "bf16", "--kv-dtype", "f8E5M2", "--data", "spread",
+                                  "--lse"])))
+            out.append((f"rtcap-spread-p{page}-csr-nhd-kv_blockscale-none-16x16",
+                        flags_of(page, "csr", "nhd", "kv_blockscale", "none", "16/16", qo, kv,
+                                 ["--runtime-scalars", "--soft-cap", "5", "--sm-scale", "0.1",
+                                  "--data", "spread", "--lse"])))
+        for page in [16, 64, 1024]:
+            qo, kv = LENS["16/16"]
+            for dim in ["192/128", "256"]:
+                out.append((f"d{dim.replace('/', 'v')}-spread-p{page}-csr-nhd-kv_blockscale-causal-16x16",
+                            flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "16/16", qo, kv,
+                                     ["--head-dim", dim, "--data", "spread", "--lse"])))
     names = [n for n, _ in out]
     assert len(names) == len(set(names)), "case names must be unique"
     return out
@@ -181,7 +217,7 @@ def main():
     ap.add_argument("--fmha-compile")
     ap.add_argument("--out")
     ap.add_argument("--sets", default="main,short,spread",
-                    help="comma list of main, short, spread, softcap, kvstrided, q16 (default: the first three)")
+                    help="comma list of main, short, spread, softcap, kvstrided, q16, serving (default: the first three)")
     ap.add_argument("--quick", action="store_true",
                     help="main: one case per page size; short and spread: causal kv_blockscale only")
     ap.add_argument("--chip", default="sm_90", choices=sorted(BLOCK_NS),
@@ -192,8 +228,8 @@ def main():
     global CHIP, BLOCK_N
     CHIP, BLOCK_N = a.chip, BLOCK_NS[a.chip]
     sets = set(a.sets.split(","))
-    if not sets <= {"main", "short", "spread", "softcap", "kvstrided", "q16"}:
-        ap.error("--sets takes main, short, spread, softcap, kvstrided, q16")
+    if not sets <= {"main", "short", "spread", "softcap", "kvstrided", "q16", "serving"}:
+        ap.error("--sets takes main, short, spread, softcap, kvstrided, q16, serving")
     todo = cases(sets, a.quick)
     if a.list:
         for name, flags in todo:

@@ -108,7 +108,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
           for (int64_t i = 0; i < rows; ++i)
             for (int64_t d = 0; d < D; ++d)
               qTile[i * D + d] = in.qStored(q0 + mb + i, h, d);
-          qTileDs = quantizeQTile(qTile.data(), qTile.size(), kvT, qTile.data());
+          qTileDs = quantizeQTile(qTile.data(), qTile.size(), qTileType(kvT), qTile.data());
         }
         const float sc = hasCap ? 1.0f : sigma * qTileDs;
         const float realScale = realScale0 * qTileDs;

@@ -79,7 +79,7 @@ OracleResult runOracle(const Inputs &in, const OracleOptions &opt) {
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t d = 0; d < D; ++d)
               qTile[r * D + d] = in.qStored(row + r, h, d);
-          qTileDs = quantizeQTile(qTile.data(), qTile.size(), kvT, qTile.data());
+          qTileDs = quantizeQTile(qTile.data(), qTile.size(), qTileType(kvT), qTile.data());
         }
         int64_t lo, hi;
         req.mask.visibleRange(i, sq, sk, lo, hi);

@@ -82,3 +82,8 @@ float fmha::ref::quantizeQTile(const float *x, size_t n, DType t, float *out) {
     out[i] = decodeFp8(t, enc(x[i] * inv));
   return amax / m;
 }
+
+fmha::ref::DType fmha::ref::qTileType(DType kv) {
+  return kv == DType::F8E4M3FNUZ || kv == DType::F8E5M2FNUZ ? DType::F8E4M3FNUZ
+                                                            : DType::F8E4M3FN;
+}

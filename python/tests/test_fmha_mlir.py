@@ -48,11 +48,14 @@ class CompileTest(unittest.TestCase):
 
     def test_unsupported_raises_not_implemented(self):
         with self.assertRaises(NotImplementedError) as e:
-            fmha_mlir.compile(dict(REQ, q_dtype="bf16"), chip="sm_90a")
+            fmha_mlir.compile(dict(REQ, q_dtype="bf16", kv_dtype="bf16", quant="none"),
+                              chip="sm_90a")
         self.assertIn("convert-fmha-to-gpu", str(e.exception))
-        # On sm_90 the 16-bit Q is quantized per tile, as the manifest says.
-        k = fmha_mlir.compile(dict(REQ, q_dtype="bf16"), chip="sm_90")
-        self.assertEqual(k.manifest["config"]["q_scale"], "per_tile")
+        # A 16-bit Q over an fp8 cache is quantized per tile, as the
+        # manifest says (sm_90a too: the quantized Q stays in registers).
+        for chip in ("sm_90", "sm_90a"):
+            k = fmha_mlir.compile(dict(REQ, q_dtype="bf16"), chip=chip)
+            self.assertEqual(k.manifest["config"]["q_scale"], "per_tile")
         with self.assertRaises(ValueError):
             fmha_mlir.compile(dict(REQ, num_kv_heads=5), chip="sm_90")
         with self.assertRaises(fmha_mlir.UnsupportedRequest) as e:

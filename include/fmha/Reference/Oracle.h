@@ -29,8 +29,8 @@ struct OracleOptions {
   int threads = 0;
   /// > 0: the Q the kernel multiplies when it quantizes a 16-bit Q per tile
   /// (config q_scale = per_tile): each tile of this many rows of one
-  /// (sequence, query head) through quantizeQTile (Quantize.h) to the cache's
-  /// fp8 type, then dequantized in double (decoded value x descale). The rest
+  /// (sequence, query head) through quantizeQTile (Quantize.h) to
+  /// qTileType(kv_dtype) (the cache family's e4m3), then dequantized in double (decoded value x descale). The rest
   /// is computed as always; 0: Q as stored.
   int64_t q_tile_rows = 0;
 };

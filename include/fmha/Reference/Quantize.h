@@ -63,6 +63,12 @@ void quantizePerPageHead(const float *x, int64_t n_pages, int64_t page_size,
 /// saturating). Returns the descale; x = out * descale to t's rounding.
 float quantizeQTile(const float *x, size_t n, DType t, float *out);
 
+/// The fp8 type a GPU quantizes a 16-bit Q tile to for a cache of type kv:
+/// the e4m3 of the cache's family (f8E4M3FNUZ for FNUZ caches, else
+/// f8E4M3FN), the config's p_type; an e5m2 cache takes it through the mixed
+/// e4m3 x e5m2 MMA.
+DType qTileType(DType kv);
+
 } // namespace fmha::ref
 
 #endif // FMHA_REFERENCE_QUANTIZE_H

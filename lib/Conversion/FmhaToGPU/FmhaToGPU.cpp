@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
+#include "fmha/Conversion/FmhaToGPU/LaneForms.h"
 #include "fmha/Conversion/FmhaToGPU/TargetInfo.h"
 #include "fmha/Conversion/OutlineKernel/OutlineKernel.h"
 #include "fmha/Support/Chips.h"
@@ -63,20 +64,8 @@ struct ConvertFmhaToGPUPass
     // Every K / V tile is staged in an LDS (shared memory) buffer of the
     // tile's bytes (MemoryPatterns.cpp, GatherKVPattern); the KV loops that
     // fmha-peel-masked-tiles split one loop into run one after the other and
-    // share them (LowerTiles.cpp): the most any one loop stages.
-    llvm::MapVector<Operation *, int64_t> perLoop;
-    kernel.walk([&](GatherKVOp g) {
-      VectorType t = g.getTile().getType();
-      perLoop[g->getParentOp()] += t.getNumElements() * t.getElementTypeBitWidth() / 8;
-    });
-    int64_t ldsBytes = 0, kvLoopBytes = 0;
-    for (auto [parent, bytes] : perLoop) {
-      if (parent->hasAttr(kKVLoopAttr))
-        kvLoopBytes = std::max(kvLoopBytes, bytes);
-      else
-        ldsBytes += bytes;
-    }
-    ldsBytes += kvLoopBytes;
+    // share them (LowerTiles.cpp).
+    int64_t ldsBytes = stagedKVBytes(kernel);
     if (ldsBytes > tileTarget->sharedMemoryBytesPerBlock())
       return kernel.emitOpError(prefix)
              << "the K and V tiles need " << ldsBytes

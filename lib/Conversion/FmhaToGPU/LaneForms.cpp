@@ -1,12 +1,14 @@
 //===- LaneForms.cpp - the per-lane form of every tile value --------------===//
 #include "fmha/Conversion/FmhaToGPU/LaneForms.h"
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -34,6 +36,22 @@ bool runStartsAligned(ArrayRef<FragmentRun> runs) {
   return true;
 }
 } // namespace
+
+int64_t mlir::fmha::stagedKVBytes(gpu::GPUFuncOp kernel) {
+  llvm::MapVector<Operation *, int64_t> perLoop;
+  kernel.walk([&](GatherKVOp g) {
+    VectorType t = g.getTile().getType();
+    perLoop[g->getParentOp()] += t.getNumElements() * t.getElementTypeBitWidth() / 8;
+  });
+  int64_t bytes = 0, kvLoopBytes = 0;
+  for (auto [parent, n] : perLoop) {
+    if (parent->hasAttr(kKVLoopAttr))
+      kvLoopBytes = std::max(kvLoopBytes, n);
+    else
+      bytes += n;
+  }
+  return bytes + kvLoopBytes;
+}
 
 bool LaneForms::isSplat(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantOp>())
@@ -88,6 +106,7 @@ LogicalResult LaneForms::analyze(gpu::GPUFuncOp kernel, const LaneLayout &l,
   layout = &l;
   ti = &target;
   accPerLane = l.accPerLane();
+  kvBytes = stagedKVBytes(kernel);
   forms.clear();
   if (cfg.getPageRegime() == PageRegime::Unset || cfg.getVdRoute() == VdRoute::Unset)
     return laneError(kernel, target,
@@ -136,30 +155,34 @@ LogicalResult LaneForms::visit(Operation *op) {
     bool quantized =
         t.getElementType().getIntOrFloatBitWidth() == 16 && !x->use_empty() &&
         llvm::all_of(x->getUsers(), llvm::IsaPred<QuantizeTileOp>);
-    if (t.getElementType() != layout->atom.aElem && !quantized)
+    // An fp8 Q of the cache's family may differ from the cache's type: every
+    // chip's MMA takes e4m3 x e5m2 (gfx942 v_mfma_*_fp8_bf8, gfx950's
+    // f8f6f4 formats per operand, mma.sync / wgmma .e4m3.e5m2).
+    if (!quantized && !ti->mmaAtom(t.getElementType()))
       return fail("Q of type ")
-             << t.getElementType() << " must have the KV cache's fp8 type "
-             << layout->atom.aElem
+             << t.getElementType() << " must be an fp8 type the MMA takes with the "
+             << "KV cache's " << layout->atom.aElem
              << (t.getElementType().getIntOrFloatBitWidth() == 16
                      ? " or be quantized per tile (fmha.quantize_tile, config "
                        "q_scale = per_tile)"
-                     : " (mixed fp8 Q and K types are not lowered to the GPU yet)");
+                     : "");
     if (!runStartsAligned(layout->qRuns))
       return fail("operand run start not aligned");
-    if (quantized && ti->warpgroupMma())
-      return fail("a 16-bit Q quantized per tile is not lowered for the "
-                  "warpgroup MMA (sm_90a) yet: it stages Q in shared memory");
-    if (ti->warpgroupMma()) {
-      // sm_90a: Q staged in shared memory like K (S = Q K^T with both
-      // operands read by the MMA), BlockM rows of D bytes.
+    // sm_90a: an fp8 Q is staged in shared memory like K (S = Q K^T with
+    // both operands read by the MMA: the SS form) where its BlockM rows of D
+    // bytes fit beside the K and V tiles; otherwise, and for a Q quantized
+    // per tile (in operand registers), it stays in registers, the A operand
+    // of the RS form (wgmma's register fragment is mma.sync's per warp).
+    if (ti->warpgroupMma() && !quantized) {
       ValueForm f{FormKind::KV};
       f.ldsRows = t.getDimSize(0);
       f.ldsCols = t.getDimSize(1);
-      if (!wholeSwizzleRows(*ti, f.ldsCols) || f.ldsRows != 64)
-        return fail("the warpgroup MMA reads Q as 64 staged rows of 32, 64 "
-                    "or a multiple of 128 bytes; this Q tile is ")
-               << f.ldsRows << " x " << f.ldsCols;
-      return set(x.getResult(), f);
+      if (f.ldsRows != 64)
+        return fail("the warpgroup MMA takes 64 query rows; this Q tile has ")
+               << f.ldsRows;
+      if (wholeSwizzleRows(*ti, f.ldsCols) &&
+          f.ldsRows * f.ldsCols + kvBytes <= ti->sharedMemoryBytesPerBlock())
+        return set(x.getResult(), f);
     }
     ValueForm f{FormKind::QOperand};
     f.atoms = t.getDimSize(1) / layout->atom.k;
@@ -170,12 +193,11 @@ LogicalResult LaneForms::visit(Operation *op) {
     const ValueForm *in = lookup(x.getTile());
     if (!in || in->kind != FormKind::QOperand)
       return fail("quantizes only a Q tile in operand registers");
-    if (x.getResult().getType().getElementType() != layout->atom.aElem)
-      return fail("quantizes to ")
-             << x.getResult().getType().getElementType()
-             << " but the MMA takes " << layout->atom.aElem;
+    Type q8 = x.getResult().getType().getElementType();
+    if (!ti->mmaAtom(q8))
+      return fail("quantizes to ") << q8 << ", which the MMA does not take";
     ValueForm f = *in;
-    f.elem = layout->atom.aElem;
+    f.elem = q8;
     return set(x.getResult(), f);
   }
   if (auto x = dyn_cast<StoreRowsOp>(op)) {
@@ -272,10 +294,12 @@ LogicalResult LaneForms::visit(Operation *op) {
     if (rhs.kind != FormKind::KV || acc.kind != FormKind::Acc)
       return fail("expects a staged KV tile and an accumulator");
     if (x.getTransposeRhs()) {
-      FormKind qKind = ti->warpgroupMma() ? FormKind::KV : FormKind::QOperand;
-      if (lhs.kind != qKind || rhs.isV)
+      bool qOk = lhs.kind == FormKind::QOperand ||
+                 (ti->warpgroupMma() && lhs.kind == FormKind::KV && !lhs.isV);
+      if (!qOk || rhs.isV)
         return fail(ti->warpgroupMma()
-                        ? "Q K^T expects a staged Q tile and a K tile"
+                        ? "Q K^T expects a staged Q tile or Q operand registers, "
+                          "and a K tile"
                         : "Q K^T expects Q operand registers and a K tile");
     } else {
       if (lhs.kind != FormKind::P || !rhs.isV)

@@ -98,6 +98,18 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
                                 ValueRange{laneToIndex(b, lc.ldsOffset(b, f, r, c16))});
       }
       out.lds = lds;
+    } else if (lc.ti.warpgroupMma()) {
+      // sm_90a's RS form: K comes from shared memory in its true column
+      // order, so each k step's registers hold that step's own columns
+      // (loadOperandAllSteps' wider loads permute k, which only a product
+      // of two register operands permuted alike allows).
+      int64_t k = lc.layout.atom.k;
+      for (int64_t c = 0; c < t.getDimSize(1) / k; ++c)
+        out.parts.push_back(lc.loadOperand(
+            b, lc.layout.qRuns, t.getElementType(),
+            [&](Value r, Value col, int64_t len) {
+              return load(r, arith::AddIOp::create(b, col, laneConstI32(b, c * k)), len);
+            }));
     } else {
       out.parts = lc.loadOperandAllSteps(
           b, lc.layout.qRuns, t.getDimSize(1) / lc.layout.atom.k,

@@ -96,12 +96,17 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       }
       return sum;
     };
-    if (op.getTransposeRhs() && ti.warpgroupMma()) { // S = Q K^T, Q staged
+    if (op.getTransposeRhs() && ti.warpgroupMma()) { // S = Q K^T
       Value init = matchPattern(op.getAcc(), m_AnyZeroFloat())
                        ? Value()
                        : lc.wideAcc(b, out.parts);
       int64_t steps = cast<VectorType>(op.getLhs().getType()).getDimSize(1) / l.atom.k;
-      out.parts = lc.splitAcc(b, wgChain(init, 0, steps, nullptr));
+      // Q staged (SS) or in operand registers, one per k step (RS).
+      auto qRegs = [&](int64_t c) { return lhs.parts[c]; };
+      bool staged = lc.forms.get(op.getLhs()).kind == FormKind::KV;
+      out.parts = lc.splitAcc(
+          b, wgChain(init, 0, steps,
+                     staged ? function_ref<Value(int64_t)>() : qRegs));
       return done();
     }
     if (op.getTransposeRhs()) { // S = Q K^T

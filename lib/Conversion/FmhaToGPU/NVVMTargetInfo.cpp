@@ -68,8 +68,15 @@ public:
   }
   bool warpgroupMma() const override { return info.warpgroupMma; }
   int64_t warpgroupMmaPromoteSteps() const override { return 2; }
+  /// The widest of the 128B, 64B and 32B swizzles whose width divides the
+  /// rows (D 192: 64, three column groups); 0 when none does.
   int64_t ldsSwizzleBytes(int64_t rowBytes) const override {
-    return info.warpgroupMma ? std::min<int64_t>(rowBytes, 128) : 0;
+    if (!info.warpgroupMma)
+      return 0;
+    for (int64_t w : {128, 64, 32})
+      if (rowBytes % w == 0)
+        return w;
+    return 0;
   }
   void barrierAfterLdsWrites(OpBuilder &b, Location loc) const override {
     if (info.warpgroupMma)
@@ -214,13 +221,13 @@ public:
       ins.push_back(vector::ExtractOp::create(b, loc, acc, i));
     auto resT = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                  {f32, f32, f32, f32});
-    std::string ty = isa<Float8E5M2Type>(
-                         cast<VectorType>(a.getType()).getElementType())
-                         ? "e5m2"
-                         : "e4m3";
+    // e4m3 x e5m2 in either order (an e4m3 Q or P with an e5m2 cache).
+    auto ty = [](Value v) {
+      return fp8Name(cast<VectorType>(v.getType()).getElementType());
+    };
     auto asmOp = inlineAsm(
         b, loc, resT, ins,
-        "mma.sync.aligned.m16n8k32.row.col.f32." + ty + "." + ty +
+        "mma.sync.aligned.m16n8k32.row.col.f32." + ty(a) + "." + ty(bv) +
             ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
         "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f");
     SmallVector<Value> outs;

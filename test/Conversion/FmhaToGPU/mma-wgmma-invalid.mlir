@@ -1,8 +1,14 @@
 // The warpgroup MMA's rules (LaneForms.cpp), reported before anything is
-// rewritten: D = 96 gives staged Q and K rows of 96 bytes, which no wgmma
-// swizzle layout holds (32, 64 or a multiple of 128 bytes).
+// rewritten. D = 96 gives staged Q and K rows of 96 bytes: the 32B swizzle
+// (the widest that divides the row, three column groups) holds them, so it
+// lowers (it did not while the swizzle was min(row, 128) bytes); with 8
+// warps the kernel is not one warpgroup: an error naming the rule.
 //
-// RUN: sed -f %S/Inputs/sm_90a.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90a -verify-diagnostics
+// RUN: sed -f %S/Inputs/sm_90a.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=SM90A
+// SM90A: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// SM90A: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
+// RUN: sed -f %S/Inputs/sm_90a.sed %s | sed -e 's/warps = 4/warps = 8/' | not fmha-opt --convert-fmha-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=WARPS
+// WARPS: convert-fmha-to-gpu (sm_90a): block_m / warps = 8 must equal the MMA's query extent 16
 // The same kernel on sm_90 (mma.sync from registers) lowers:
 // RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | FileCheck %s --check-prefix=SM90
 // SM90: mma.sync.aligned.m16n8k32
@@ -16,7 +22,6 @@ gpu.module @fmha_kernels [@TARGET@] {
       attributes {fmha.config = #fmha.config<chip = "@CHIP@", block_m = @BM@, block_n = @BN@, k_step = @K@, warps = 4, wave_size = @WAVE@, mma_m = @MMAM@, mma_n = @MMAN@, p_type = @FP8@, shift = @SHIFT@, page_regime = one_page, vd_route = scalar>,
                   known_block_size = array<i32: @THREADS@, 1, 1>} {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{the warpgroup MMA reads Q as 64 staged rows of 32, 64 or a multiple of 128 bytes; this Q tile is 64 x 96}}
     %q_t = fmha.load_rows %q[%row0, %c0] rows(%rows) : memref<?x2x96x@FP8@> -> vector<@BM@x96x@FP8@>
     %ids = fmha.page_ids %pages[%c0] len(%len) {page_size = 1024 : i64} : memref<?xi32> -> i32
     %k_t = fmha.gather_kv %k[%ids] head(%c0) tile(%c0, %len) {kv_layout = #fmha.kv_layout<nhd>} : memref<?x1024x1x96x@FP8@>, i32 -> vector<@BN@x96x@FP8@>

@@ -199,26 +199,36 @@ def build(chip):
     b.add("kv-strided-combined-hnd", pg, "33,20", f"{3 * pg},{BN + pg}", heads="4/2",
           table="block", layout="hnd", extra=("--kv-strided", "--data", "spread"))
 
-    # --- head dims and outputs of the support table (README): D 256 and
-    # D 192 / Dv 128 where the chip takes them (sm_90a's warpgroup MMA
-    # refuses both: its Q rows must be 32, 64 or k*128 bytes, and D 256's
-    # K and V tiles pass its 48 KiB), no lse with an f16 output.
-    if chip != "sm_90a":
-        b.add("d256", 1024, "33,9", "150,40", dim="256", mask="none", extra=("--data", "spread"))
-        b.add("d192-dv128", pg, "20,9", f"{3 * pg},{BN + pg}", dim="192/128", table="block",
-              extra=("--data", "spread"))
+    # --- head dims and outputs of the support table (README): D 256 (sm_90a:
+    # block_n 64, so its K and V tiles fit 48 KiB) and D 192 / Dv 128
+    # (sm_90a: K rows in the 64B swizzle, Q in registers), no lse with an
+    # f16 output.
+    b.add("d256", 1024, "33,9", "150,40", dim="256", mask="none", extra=("--data", "spread"))
+    b.add("d192-dv128", pg, "20,9", f"{3 * pg},{BN + pg}", dim="192/128", table="block",
+          extra=("--data", "spread"))
     b.add("no-lse-f16-out", 1024, "20,9", "150,40", lse=False, layout="hnd",
           extra=("--out-dtype", "f16"))
 
     # --- a 16-bit Q with the fp8 cache (config q_scale = per_tile: each Q
     # tile quantized on the fly, fmha.quantize_tile): bf16 on spread K/V with
-    # a ragged second q tile, f16 on the page-group route; sm_90a stages Q
-    # for its warpgroup MMA and refuses it (unsupported-matrix.test).
-    if chip != "sm_90a":
-        b.add("q16-bf16-spread", 1024, f"{BM + 9},9", "300,70", heads="4/2",
-              extra=("--q-dtype", "bf16", "--data", "spread"))
-        b.add("q16-f16-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
-              layout="hnd", mask="none", extra=("--q-dtype", "f16"))
+    # a ragged second q tile, f16 on the page-group route (sm_90a: the
+    # quantized Q stays in registers, the RS form of S = Q K^T).
+    b.add("q16-bf16-spread", 1024, f"{BM + 9},9", "300,70", heads="4/2",
+          extra=("--q-dtype", "bf16", "--data", "spread"))
+    b.add("q16-f16-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
+          layout="hnd", mask="none", extra=("--q-dtype", "f16"))
+
+    # --- an e5m2 cache under an e4m3 Q (the mixed e4m3 x e5m2 MMA: gfx942
+    # v_mfma_*_bf8_fp8, gfx950 f8f6f4 with per-operand formats, mma.sync and
+    # wgmma .e4m3.e5m2) for S = Q K^T and P V, on spread data; and a 16-bit Q
+    # quantized per tile to the chip's e4m3 over an e5m2 cache.
+    e5m2 = "f8E5M2FNUZ" if c["fp8"].endswith("FNUZ") else "f8E5M2"
+    b.add("e5m2-kv-spread", 1024, f"{BM + 9},9", "300,70", heads="4/2",
+          extra=("--kv-dtype", e5m2, "--data", "spread"))
+    b.add("e5m2-kv-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
+          layout="hnd", mask="none", extra=("--kv-dtype", e5m2, "--data", "spread"))
+    b.add("q16-e5m2-kv", 1024, "40,9", "300,70", heads="4/2", mask="none",
+          extra=("--q-dtype", "bf16", "--kv-dtype", e5m2, "--data", "spread"))
 
     # --- per_tensor ---------------------------------------------------------------
     b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",

@@ -73,6 +73,11 @@ struct ValueForm {
   int64_t ldsRows = 0, ldsCols = 0;
 };
 
+/// Bytes of workgroup memory the kernel's staged K and V tiles take: every
+/// fmha.gather_kv tile is staged, and the KV loops fmha-peel-masked-tiles
+/// split one loop into share their buffers (the most any one loop stages).
+int64_t stagedKVBytes(gpu::GPUFuncOp kernel);
+
 class LaneForms {
 public:
   /// Decides the form of every vector value in `kernel`; a diagnostic on the
@@ -103,6 +108,8 @@ private:
   const TargetInfo *ti = nullptr;
   ConfigAttr cfg;
   int64_t accPerLane = 0;
+  /// stagedKVBytes of the kernel (sm_90a stages Q only where it fits too).
+  int64_t kvBytes = 0;
   DenseMap<Value, ValueForm> forms;
 };
 

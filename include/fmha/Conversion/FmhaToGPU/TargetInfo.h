@@ -161,7 +161,8 @@ public:
   /// a width W the tile is stored as rowBytes / W column groups of W-byte
   /// rows, one after the other, and the 16-byte chunk c of row r of a group
   /// sits at chunk c ^ ((r / (128 / W)) % (W / 16)) (the 128B / 64B / 32B
-  /// swizzle of wgmma descriptors). sm_90a: min(rowBytes, 128).
+  /// swizzle of wgmma descriptors). sm_90a: the widest of 128, 64 and 32 that
+  /// divides rowBytes (0 when none does).
   virtual int64_t ldsSwizzleBytes(int64_t rowBytes) const { return 0; }
   /// Emission choice: the k steps one chain accumulates inside the MMA
   /// before its sum is added in f32 registers. sm_90a: 2. Hopper's FP8

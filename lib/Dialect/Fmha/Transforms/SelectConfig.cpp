@@ -264,6 +264,14 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   bool fp8 = isFp8(cache);
   auto [p, shift] = pTypeAndShift(cache);
   int64_t blockN = fp8 ? chip->blockNFp8 : chip->blockN16;
+  // The K and V tiles of one KV step are staged in workgroup memory: halve
+  // block_n until block_n (D + Dv) values fit (sm_90a's 48 KiB at D 256:
+  // 64; every other chip and head dim keeps the table's).
+  auto lastDim = [](Value cache) { return cast<MemRefType>(cache.getType()).getShape().back(); };
+  int64_t rowBytes = (lastDim(op.getKCache()) + lastDim(op.getVCache())) *
+                     cache.getIntOrFloatBitWidth() / 8;
+  while (chip->isGPU() && blockN > 64 && blockN * rowBytes > chip->ldsBytesPerWorkgroup)
+    blockN /= 2;
   MmaShape mma = fp8 ? chip->fp8Mma[0] : chip->mma16;
   int64_t kStep = mma.k;
   // A chip with a second fp8 MMA (gfx950's K=16), small pages with a V

@@ -246,10 +246,12 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
   Value scale = arith::MulFOp::create(
       b, qd, smScale ? smScale : cF32(op.getSmScaleOrDefault()));
   if (cfg.getQScale() == QScale::PerTile) {
-    // A 16-bit Q for an fp8 MMA: the tile quantized to the cache's type with
-    // one descale, which joins the scale (fmha-fold-descales puts it in
-    // sigma). config q_scale, SPEC section 4.
-    auto q8 = QuantizeTileOp::create(b, VectorType::get({bm, d}, kvElem), f32, qTile);
+    // A 16-bit Q for an fp8 MMA: the tile quantized to the chip's e4m3 (the
+    // config's p_type: an e5m2 cache's MMA takes an e4m3 Q as its other
+    // operand) with one descale, which joins the scale (fmha-fold-descales
+    // puts it in sigma). config q_scale, SPEC section 4.
+    auto q8 = QuantizeTileOp::create(b, VectorType::get({bm, d}, cfg.getPType()), f32,
+                                     qTile);
     qTile = q8.getResult();
     scale = arith::MulFOp::create(b, scale, q8.getDescale());
   }
