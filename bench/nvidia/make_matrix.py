@@ -48,6 +48,11 @@ docs/REGIMES.md, bench/regimes.py):
   cap read at run time (--runtime-scalars), D 192 / Dv 128 and D 256 at
   pages 16, 64, 1024.
 
+- none16 (9 cases, not in the default sets): 16-bit Q, K and V (quant
+  none, the 16-bit MMA): bf16 at pages 1, 16, 32, 64, 1024 (CSR, NHD,
+  causal, lse), f16 with block table + HND + window and f16 out, bf16 at
+  D 64, at pages 16 and 1024.
+
 All (unless a set says otherwise): f8E4M3FN Q/K/V, bf16 out, seed 7. Writes DIR/NAME.ptx, DIR/NAME.json and
 DIR/cases.txt (NAME, status, flags per line). The runner (fmha-cuda-run)
 makes the inputs from the manifest's request on the device and checks against
@@ -207,6 +212,24 @@ def cases(sets, quick):
                 out.append((f"d{dim.replace('/', 'v')}-spread-p{page}-csr-nhd-kv_blockscale-causal-16x16",
                             flags_of(page, "csr", "nhd", "kv_blockscale", "causal", "16/16", qo, kv,
                                      ["--head-dim", dim, "--data", "spread", "--lse"])))
+    if "none16" in sets:
+        # 16-bit Q, K and V (quant none): the 16-bit MMA (mma.sync m16n8k16,
+        # wgmma k16), bf16 at every regime page with CSR + NHD + causal, f16
+        # with the block table, HND and a window, D 64 and 256 (sm_90:
+        # 16-bit D 256 does not fit its 48 KiB: compile-failed).
+        for page in [1, 16, 32, 64, 1024]:
+            qo, kv = LENS["32/8"]
+            out.append((f"none16-bf16-p{page}-csr-nhd-causal-32x8",
+                        flags_of(page, "csr", "nhd", "none", "causal", "32/8", qo, kv,
+                                 ["--q-dtype", "bf16", "--kv-dtype", "bf16", "--lse"])))
+        for page in [16, 1024]:
+            qo, kv = LENS["16/16"]
+            out.append((f"none16-f16-p{page}-block-hnd-window-16x16",
+                        flags_of(page, "block", "hnd", "none", "window:128,16", "16/16", qo, kv,
+                                 ["--q-dtype", "f16", "--kv-dtype", "f16", "--out-dtype", "f16"])))
+            out.append((f"none16-bf16-d64-p{page}-csr-nhd-none-16x16",
+                        flags_of(page, "csr", "nhd", "none", "none", "16/16", qo, kv,
+                                 ["--q-dtype", "bf16", "--kv-dtype", "bf16", "--head-dim", "64"])))
     names = [n for n, _ in out]
     assert len(names) == len(set(names)), "case names must be unique"
     return out
@@ -217,7 +240,7 @@ def main():
     ap.add_argument("--fmha-compile")
     ap.add_argument("--out")
     ap.add_argument("--sets", default="main,short,spread",
-                    help="comma list of main, short, spread, softcap, kvstrided, q16, serving (default: the first three)")
+                    help="comma list of main, short, spread, softcap, kvstrided, q16, serving, none16 (default: the first three)")
     ap.add_argument("--quick", action="store_true",
                     help="main: one case per page size; short and spread: causal kv_blockscale only")
     ap.add_argument("--chip", default="sm_90", choices=sorted(BLOCK_NS),
@@ -228,8 +251,8 @@ def main():
     global CHIP, BLOCK_N
     CHIP, BLOCK_N = a.chip, BLOCK_NS[a.chip]
     sets = set(a.sets.split(","))
-    if not sets <= {"main", "short", "spread", "softcap", "kvstrided", "q16", "serving"}:
-        ap.error("--sets takes main, short, spread, softcap, kvstrided, q16, serving")
+    if not sets <= {"main", "short", "spread", "softcap", "kvstrided", "q16", "serving", "none16"}:
+        ap.error("--sets takes main, short, spread, softcap, kvstrided, q16, serving, none16")
     todo = cases(sets, a.quick)
     if a.list:
         for name, flags in todo:

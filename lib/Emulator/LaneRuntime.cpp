@@ -36,6 +36,17 @@
 //   (W/16 - 1)) << 4). The workgroup's shared buffers lie in one
 //   2^18-aligned arena, so the descriptor's 18 address bits name a byte of
 //   it.
+// - The 16-bit shapes, element e of a lane's operand registers (two bytes,
+//   little-endian; g = lane/4, t = lane%4): v_mfma_f32_32x32x8_{bf16,f16}
+//   (CDNA3 ISA): A[i][k] in lane i + 32(k/4), element k%4, B[k][j] in lane
+//   j + 32(k/4), element k%4; v_mfma_f32_32x32x16_{bf16,f16} (CDNA4 ISA):
+//   lane i + 32(k/8), element k%8; D as the fp8 32x32 ones.
+//   mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16} (PTX ISA, "Matrix
+//   fragments for mma.m16n8k16 with floating point type"): A element e at
+//   (g + 8((e/2)%2), 2t + e%2 + 8(e/4)), B element e at (2t + e%2 +
+//   8(e/2), g), C/D as m16n8k32. wgmma ... m64n<N>k16.f32.{bf16,f16}: the
+//   register A of m16n8k16 per warp (rows + 16w); a descriptor's element
+//   (row r, k) at the byte u of (r, 2k) above, two bytes.
 // Products of fp8 values are exact; the runtime sums them in double and
 // adds C before one rounding to f32 (the hardware's internal precision is
 // not documented; the H200 comparison in docs/LANE_EMULATOR.md measures
@@ -183,11 +194,27 @@ struct Frag {
   int64_t row, col;
 };
 
+DType operandType(MmaShape shape, int32_t fmt) {
+  if (isMma16(shape))
+    return fmt == F16 ? DType::F16 : DType::BF16;
+  return dtypeOf(fmt);
+}
+
+/// Element e of an operand of type t (fp8: byte e; 16-bit: bytes 2e, 2e+1).
+double operandAt(DType t, const uint8_t *p, int64_t e) {
+  if (t == DType::BF16 || t == DType::F16) {
+    uint16_t bits = static_cast<uint16_t>(p[2 * e] | (p[2 * e + 1] << 8));
+    return t == DType::BF16 ? ref::bf16ToFloat(bits) : ref::f16ToFloat(bits);
+  }
+  return ref::decodeFp8(t, p[e]);
+}
+
 /// One MMA over the wave's lanes, from the documented fragment layouts.
 bool runMma(Lane *const *w, int64_t n, std::string &err) {
   int32_t kind = w[0]->kind;
   MmaShape shape = mmaKindShape(kind);
-  DType ta = dtypeOf(mmaKindA(kind)), tb = dtypeOf(mmaKindB(kind));
+  DType ta = operandType(shape, mmaKindA(kind)), tb = operandType(shape, mmaKindB(kind));
+  // aBytes, bBytes: operand elements per lane (bytes for fp8).
   int64_t M = 0, N = 0, K = 0, aBytes = 0, bBytes = 0, accRegs = 0, lanes = 0;
   switch (shape) {
   case Mfma32x32x16:
@@ -199,8 +226,16 @@ bool runMma(Lane *const *w, int64_t n, std::string &err) {
   case MmaSyncM16N8K32:
     M = 16, N = 8, K = 32, aBytes = 16, bBytes = 8, accRegs = 4, lanes = 32;
     break;
-  }
-  if (shape != Mfma32x32x16 && shape != Mfma32x32x64 && shape != MmaSyncM16N8K32) {
+  case Mfma32x32x8F16:
+    M = 32, N = 32, K = 8, aBytes = bBytes = 4, accRegs = 16, lanes = 64;
+    break;
+  case Mfma32x32x16F16:
+    M = 32, N = 32, K = 16, aBytes = bBytes = 8, accRegs = 16, lanes = 64;
+    break;
+  case MmaSyncM16N8K16:
+    M = 16, N = 8, K = 16, aBytes = 8, bBytes = 4, accRegs = 4, lanes = 32;
+    break;
+  default:
     err = "unknown MMA kind " + std::to_string(kind);
     return false;
   }
@@ -219,6 +254,12 @@ bool runMma(Lane *const *w, int64_t n, std::string &err) {
       return {l % 32, 8 * (l / 32) + e};
     if (shape == Mfma32x32x64)
       return {l % 32, 16 * (l / 32) + 32 * (e / 16) + e % 16};
+    if (shape == Mfma32x32x8F16)
+      return {l % 32, 4 * (l / 32) + e};
+    if (shape == Mfma32x32x16F16)
+      return {l % 32, 8 * (l / 32) + e};
+    if (shape == MmaSyncM16N8K16)
+      return {l / 4 + 8 * ((e / 2) % 2), 2 * (l % 4) + e % 2 + 8 * (e / 4)};
     return {l / 4 + 8 * ((e / 4) % 2), 4 * (l % 4) + e % 4 + 16 * (e / 8)};
   };
   auto bAt = [&](int64_t l, int64_t e) -> Frag { // (k, col)
@@ -226,10 +267,16 @@ bool runMma(Lane *const *w, int64_t n, std::string &err) {
       return {8 * (l / 32) + e, l % 32};
     if (shape == Mfma32x32x64)
       return {16 * (l / 32) + 32 * (e / 16) + e % 16, l % 32};
+    if (shape == Mfma32x32x8F16)
+      return {4 * (l / 32) + e, l % 32};
+    if (shape == Mfma32x32x16F16)
+      return {8 * (l / 32) + e, l % 32};
+    if (shape == MmaSyncM16N8K16)
+      return {2 * (l % 4) + e % 2 + 8 * (e / 2), l / 4};
     return {4 * (l % 4) + e % 4 + 16 * (e / 4), l / 4};
   };
   auto accAt = [&](int64_t l, int64_t v) -> Frag {
-    if (shape == MmaSyncM16N8K32)
+    if (shape == MmaSyncM16N8K32 || shape == MmaSyncM16N8K16)
       return {l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2};
     return {8 * (v / 4) + 4 * (l / 32) + v % 4, l % 32};
   };
@@ -240,11 +287,11 @@ bool runMma(Lane *const *w, int64_t n, std::string &err) {
     auto *c = static_cast<const float *>(w[l]->c);
     for (int64_t e = 0; e < aBytes; ++e) {
       Frag f = aAt(l, e);
-      A[f.row * K + f.col] = ref::decodeFp8(ta, a[e]);
+      A[f.row * K + f.col] = operandAt(ta, a, e);
     }
     for (int64_t e = 0; e < bBytes; ++e) {
       Frag f = bAt(l, e);
-      B[f.row * N + f.col] = ref::decodeFp8(tb, b[e]);
+      B[f.row * N + f.col] = operandAt(tb, b, e);
     }
     for (int64_t v = 0; v < accRegs; ++v) {
       Frag f = accAt(l, v);
@@ -281,7 +328,14 @@ bool runWgmma(const Launch &L, Lane *const *g, std::string &err) {
       return false;
     }
   }
-  DType ta = dtypeOf(mmaKindA(f.kind)), tb = dtypeOf(mmaKindB(f.kind));
+  MmaShape shape = mmaKindShape(f.kind);
+  if (shape != WgmmaM64NK32 && shape != WgmmaM64NK16) {
+    err = "unknown wgmma kind " + std::to_string(f.kind);
+    return false;
+  }
+  DType ta = operandType(shape, mmaKindA(f.kind)), tb = operandType(shape, mmaKindB(f.kind));
+  // Bytes per element: 1 (fp8, k32) or 2 (bf16 / f16, k16).
+  const int64_t eb = shape == WgmmaM64NK16 ? 2 : 1;
   // The byte a descriptor names at (row r, byte k), or null.
   auto at = [&](int64_t desc, int64_t r, int64_t k) -> const uint8_t * {
     uint64_t d = static_cast<uint64_t>(desc);
@@ -293,36 +347,48 @@ bool runWgmma(const Launch &L, Lane *const *g, std::string &err) {
     u ^= ((u >> 7) & (w / 16 - 1)) << 4;
     return u < kArenaBytes ? L.arena + u : nullptr;
   };
-  constexpr int64_t M = 64, K = 32;
+  const int64_t M = 64, K = 32 / eb;
+  // Element (r, k) through a descriptor: its eb bytes (a 16-byte chunk
+  // never splits an element, so they stay adjacent after the swizzle).
+  auto elemAt = [&](int64_t desc, int64_t r, int64_t k, DType t, double &out) {
+    uint8_t bytes[2];
+    for (int64_t h = 0; h < eb; ++h) {
+      const uint8_t *p = at(desc, r, eb * k + h);
+      if (!p)
+        return false;
+      bytes[h] = *p;
+    }
+    out = operandAt(t, bytes, 0);
+    return true;
+  };
   std::vector<double> A(M * K), B(K * n), C(M * n, 0.0);
   for (int64_t m = 0; m < M && !f.a; ++m)
-    for (int64_t k = 0; k < K; ++k) {
-      const uint8_t *p = at(f.descA, m, k);
-      if (!p) {
+    for (int64_t k = 0; k < K; ++k)
+      if (!elemAt(f.descA, m, k, ta, A[m * K + k])) {
         err = "wgmma A descriptor outside the workgroup's shared memory";
         return false;
       }
-      A[m * K + k] = ref::decodeFp8(ta, *p);
-    }
   for (int64_t j = 0; j < n; ++j)
-    for (int64_t k = 0; k < K; ++k) {
-      const uint8_t *p = at(f.descB, j, k);
-      if (!p) {
+    for (int64_t k = 0; k < K; ++k)
+      if (!elemAt(f.descB, j, k, tb, B[k * n + j])) {
         err = "wgmma B descriptor outside the workgroup's shared memory";
         return false;
       }
-      B[k * n + j] = ref::decodeFp8(tb, *p);
-    }
   auto accAt = [](int64_t w, int64_t l, int64_t v) -> Frag {
     return {16 * w + l / 4 + 8 * ((v / 2) % 2), 8 * (v / 4) + 2 * (l % 4) + v % 2};
   };
   for (int64_t i = 0; i < 128; ++i) {
     int64_t w = i / 32, l = i % 32;
-    if (f.a) {
+    if (f.a && eb == 1) {
       auto *a = static_cast<const uint8_t *>(g[i]->a);
       for (int64_t e = 0; e < 16; ++e)
         A[(16 * w + l / 4 + 8 * ((e / 4) % 2)) * K + 4 * (l % 4) + e % 4 + 16 * (e / 8)] =
             ref::decodeFp8(ta, a[e]);
+    } else if (f.a) { // m16n8k16's A per warp
+      auto *a = static_cast<const uint8_t *>(g[i]->a);
+      for (int64_t e = 0; e < 8; ++e)
+        A[(16 * w + l / 4 + 8 * ((e / 2) % 2)) * K + 2 * (l % 4) + e % 2 + 8 * (e / 4)] =
+            operandAt(ta, a, e);
     }
     if (f.mode) {
       auto *c = static_cast<const float *>(g[i]->c);

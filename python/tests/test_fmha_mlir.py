@@ -48,8 +48,8 @@ class CompileTest(unittest.TestCase):
 
     def test_unsupported_raises_not_implemented(self):
         with self.assertRaises(NotImplementedError) as e:
-            fmha_mlir.compile(dict(REQ, q_dtype="bf16", kv_dtype="bf16", quant="none"),
-                              chip="sm_90a")
+            fmha_mlir.compile(dict(REQ, q_dtype="bf16", kv_dtype="bf16", quant="none",
+                                   head_dim=256), chip="sm_90a")
         self.assertIn("convert-fmha-to-gpu", str(e.exception))
         # A 16-bit Q over an fp8 cache is quantized per tile, as the
         # manifest says (sm_90a too: the quantized Q stays in registers).

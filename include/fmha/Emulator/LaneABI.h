@@ -90,7 +90,25 @@ enum MmaShape : int32_t {
   /// a warpgroup of 4 warps: A 16 bytes (4 x b32) per lane or a shared
   /// memory descriptor, B a descriptor, C / D N/2 f32 per lane.
   WgmmaM64NK32 = 3,
+  /// 16-bit operands (the kind's format fields are Format16): 
+  /// v_mfma_f32_32x32x8_{bf16,f16} (gfx942, gfx950; bf16 is CDNA's
+  /// bf16_1k): A, B 4 values (8 bytes) per lane.
+  Mfma32x32x8F16 = 4,
+  /// v_mfma_f32_32x32x16_{bf16,f16} (gfx950): A, B 8 values per lane.
+  Mfma32x32x16F16 = 5,
+  /// mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}: A 8 values (4 x
+  /// b32), B 4 values (2 x b32), C 4 f32.
+  MmaSyncM16N8K16 = 6,
+  /// wgmma.mma_async.sync.aligned.m64n<N>k16.f32.{bf16,f16} (sm_90a): A 8
+  /// values (4 x b32) per lane or a descriptor, B a descriptor.
+  WgmmaM64NK16 = 7,
 };
+
+/// 16-bit float formats of the 16-bit MMA shapes' operands.
+enum Format16 : int32_t { BF16 = 0, F16 = 1 };
+
+/// Whether a shape takes 16-bit operands (its formats are Format16).
+constexpr bool isMma16(MmaShape s) { return s >= Mfma32x32x8F16; }
 
 constexpr int32_t mmaKind(MmaShape s, Fp8Format a, Fp8Format b) {
   return static_cast<int32_t>(s) * 16 + static_cast<int32_t>(a) * 4 +

@@ -26,10 +26,11 @@ namespace {
 
 class AMDGPUTargetInfo final : public TargetInfo {
 public:
-  AMDGPUTargetInfo(const ChipInfo &info, MmaShape atom)
+  /// `atom`'s k in bytes (a 16-bit MMA's k times 2: MmaAtom::elemBytes).
+  AMDGPUTargetInfo(const ChipInfo &info, MmaShape atom, int64_t elemBytes)
       : info(info), chipName(info.name), k(atom.k),
         fnuz(info.fp8Family == Fp8Family::FnuzOnly),
-        ldsBytes(info.ldsBytesPerWorkgroup), atom(atom) {}
+        ldsBytes(info.ldsBytesPerWorkgroup), atom(atom), eb(elemBytes) {}
 
   StringRef chip() const override { return chipName; }
   int64_t waveSize() const override { return info.waveSize; }
@@ -52,14 +53,15 @@ public:
   }
 
   std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
-    bool ok = fnuz ? isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(kvElem)
-                   : isa<Float8E4M3FNType, Float8E5M2Type>(kvElem);
+    bool ok = eb == 2 ? isa<BFloat16Type, Float16Type>(kvElem)
+              : fnuz  ? isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(kvElem)
+                      : isa<Float8E4M3FNType, Float8E5M2Type>(kvElem);
     if (!ok)
       return std::nullopt;
     int64_t lanes = info.waveSize;
     return MmaAtom{atom.m,           atom.n,           atom.k,
                    kvElem,           kvElem,           atom.m * atom.k / lanes,
-                   atom.k * atom.n / lanes, atom.m * atom.n / lanes};
+                   atom.k * atom.n / lanes, atom.m * atom.n / lanes, eb};
   }
   bool transposedScores() const override { return true; }
   AccElem accElem(int64_t lane, int64_t reg) const override {
@@ -73,14 +75,18 @@ public:
   }
   int64_t kGroupOfLane(int64_t lane) const override { return lane / 32; }
   int64_t pvKeyPosition(int64_t key) const override {
-    if (k == 16) // (b3 b2) -> (b2 b3)
+    // 16-bit: 32x32x8 (16 bytes) reads the lane's own score keys in order;
+    // 32x32x16 (32 bytes) as the fp8 K=16 one.
+    if (eb == 2 && k == 16)
+      return key;
+    if (k == 16 || (eb == 2 && k == 32)) // (b3 b2) -> (b2 b3)
       return (key & ~int64_t(0xC)) | ((key >> 1) & 4) | ((key << 1) & 8);
     int64_t g = (key >> 3) & 3, h = (key >> 2) & 1; // (g1 g0 h) -> (h g1 g0)
     return (key & ~int64_t(0x1C)) | (h << 4) | (g << 2);
   }
   Value mma(OpBuilder &b, Location loc, Value a, Value bv,
             Value acc) const override {
-    return amdgpu::MFMAOp::create(b, loc, acc.getType(), atom.m, atom.n, k,
+    return amdgpu::MFMAOp::create(b, loc, acc.getType(), atom.m, atom.n, k / eb,
                                   /*blocks=*/1, a, bv, acc)
         .getResult();
   }
@@ -156,7 +162,8 @@ public:
   }
 
 private:
-  /// k of byte e of a lane in half h; the same for A and B (P1).
+  /// k (in bytes) of byte e of a lane in half h; the same for A and B (P1).
+  /// K=64 fp8's formula restricted to e < 16 is 32x32x16 bf16's (32 bytes).
   int64_t kSlot(int64_t h, int64_t e) const {
     if (k == 16)
       return 8 * h + e;
@@ -175,20 +182,31 @@ private:
   bool fnuz;
   int64_t ldsBytes;
   MmaShape atom;
+  int64_t eb;
 };
 
 } // namespace
 
 std::unique_ptr<TargetInfo> mlir::fmha::createAMDGPUTargetInfo(StringRef chip,
-                                                               int64_t kStep) {
+                                                               int64_t kStep,
+                                                               int64_t elemBytes) {
   // The atom is the chip table's fp8 MMA with that K step (Chips.h): gfx942
   // v_mfma_f32_32x32x16_fp8_fp8; gfx950 v_mfma_f32_32x32x64_f8f6f4 or, K 16,
   // v_mfma_f32_32x32x16_fp8_fp8.
   const ChipInfo *info = lookupChip(chip);
   if (!info || info->vendor != ChipVendor::AMDGPU)
     return nullptr;
+  // 16-bit K/V: the chip's mma16 (gfx942 v_mfma_f32_32x32x8_bf16_1k / f16,
+  // gfx950 v_mfma_f32_32x32x16_bf16 / f16), its k in bytes.
+  if (elemBytes == 2) {
+    MmaShape m = info->mma16;
+    if (kStep && kStep != m.k)
+      return nullptr;
+    m.k *= 2;
+    return std::make_unique<AMDGPUTargetInfo>(*info, m, 2);
+  }
   const MmaShape *atom = info->fp8MmaWithK(kStep);
-  if (!atom)
+  if (!atom || elemBytes != 1)
     return nullptr;
-  return std::make_unique<AMDGPUTargetInfo>(*info, *atom);
+  return std::make_unique<AMDGPUTargetInfo>(*info, *atom, 1);
 }

@@ -29,6 +29,16 @@ using namespace mlir::fmha;
 
 namespace {
 
+/// Bytes of the kernel's K/V cache element (its fmha.gather_kv tiles): 1
+/// for fp8, 2 for bf16 / f16; 1 when it has none (checkKernel reports it).
+int64_t kvElemBytes(gpu::GPUFuncOp kernel) {
+  int64_t bytes = 1;
+  kernel.walk([&](GatherKVOp g) {
+    bytes = g.getTile().getType().getElementTypeBitWidth() / 8;
+  });
+  return bytes;
+}
+
 struct ConvertFmhaToGPUPass
     : public fmha::impl::ConvertFmhaToGPUBase<ConvertFmhaToGPUPass> {
   using Base::Base;
@@ -50,11 +60,11 @@ struct ConvertFmhaToGPUPass
     auto prefix = "convert-fmha-to-gpu (" + chip + "): ";
     bool fp8 = isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
                    Float8E5M2FNUZType>(kvElem);
-    if (!fp8)
+    if (!fp8 && !isa<BFloat16Type, Float16Type>(kvElem))
       return kernel.emitOpError(prefix)
-             << "the GPU lowering takes fp8 K/V caches only, not " << kvElem;
+             << "the GPU lowering takes fp8, bf16 or f16 K/V caches, not " << kvElem;
     std::unique_ptr<TargetInfo> tileTarget =
-        createTargetInfo(chip, cfg.getKStep());
+        createTargetInfo(chip, cfg.getKStep(), kvElemBytes(kernel));
     if (!tileTarget)
       return kernel.emitOpError(prefix)
              << "no MMA with k_step " << cfg.getKStep();
@@ -70,7 +80,7 @@ struct ConvertFmhaToGPUPass
       return kernel.emitOpError(prefix)
              << "the K and V tiles need " << ldsBytes
              << " bytes of workgroup memory (block_n " << cfg.getBlockN()
-             << " x (D + Dv) fp8 values), more than the "
+             << " x (D + Dv) " << (fp8 ? "fp8" : "16-bit") << " values), more than the "
              << tileTarget->sharedMemoryBytesPerBlock() << " one workgroup may have";
     return success();
   }
@@ -119,13 +129,14 @@ struct ConvertFmhaToGPUPass
     for (auto [kernel, cfg] : todo) {
       if (failed(checkKernel(kernel, cfg)))
         return signalPassFailure();
-      std::unique_ptr<TargetInfo> tileTarget = createTargetInfo(chip, cfg.getKStep());
+      std::unique_ptr<TargetInfo> tileTarget =
+          createTargetInfo(chip, cfg.getKStep(), kvElemBytes(kernel));
       if (failed(verifyKernelTiles(kernel, *tileTarget, cfg)))
         return signalPassFailure();
     }
     for (auto [kernel, cfg] : todo) {
       std::unique_ptr<TargetInfo> tileTarget =
-          createTargetInfo(chip, cfg.getKStep()); // checkKernel: not null
+          createTargetInfo(chip, cfg.getKStep(), kvElemBytes(kernel)); // checkKernel: not null
       if (failed(lowerKernelTiles(kernel, *tileTarget, cfg)))
         return signalPassFailure();
     }

@@ -282,6 +282,19 @@ SmallVector<Value> LaneContext::splitAcc(ImplicitLocOpBuilder &b, Value wide) co
   return parts;
 }
 
+/// An operand read as bytes (or already as `elem`) as a vector of `elem`:
+/// fp8 one per byte (arith.bitcast), 16-bit one per two (vector.bitcast).
+static Value asOperand(ImplicitLocOpBuilder &b, Value v, Type elem) {
+  auto t = cast<VectorType>(v.getType());
+  if (t.getElementType() == elem)
+    return v;
+  if (elem.getIntOrFloatBitWidth() == 8)
+    return arith::BitcastOp::create(b, t.clone(elem), v);
+  int64_t bits = t.getNumElements() * t.getElementTypeBitWidth();
+  return vector::BitCastOp::create(
+      b, VectorType::get({bits / elem.getIntOrFloatBitWidth()}, elem), v);
+}
+
 Value LaneContext::loadOperand(ImplicitLocOpBuilder &b,
                                ArrayRef<FragmentRun> runs, Type fp8,
                                function_ref<Value(Value, Value, int64_t)> load) const {
@@ -289,9 +302,7 @@ Value LaneContext::loadOperand(ImplicitLocOpBuilder &b,
   for (const FragmentRun &r : runs)
     parts.push_back(load(laneEmitBits(b, r.row, laneV),
                          laneEmitBits(b, r.col, laneV), r.len));
-  Value bytes = laneConcat(b, parts);
-  auto t = cast<VectorType>(bytes.getType());
-  return arith::BitcastOp::create(b, t.clone(fp8), bytes);
+  return asOperand(b, laneConcat(b, parts), fp8);
 }
 
 SmallVector<Value> LaneContext::loadOperandAllSteps(
@@ -315,9 +326,7 @@ SmallVector<Value> LaneContext::loadOperandAllSteps(
       mask.push_back(kk * len + i);
     for (Value seg : segs)
       pieces.push_back(vector::ShuffleOp::create(b, seg, seg, mask));
-    Value bytes = laneConcat(b, pieces);
-    steps.push_back(arith::BitcastOp::create(
-        b, cast<VectorType>(bytes.getType()).clone(fp8), bytes));
+    steps.push_back(asOperand(b, laneConcat(b, pieces), fp8));
   }
   return steps;
 }

@@ -74,7 +74,10 @@ void LaneForms::typesOf(const ValueForm &f, MLIRContext *ctx,
     out.append(layout->slots(), f.elem);
     return;
   case FormKind::QOperand:
-    out.append(f.atoms, VectorType::get({layout->qPerLane()}, f.elem));
+    // qPerLane counts the MMA's operand bytes: elements of a 16-bit MMA
+    // take two (a 16-bit Q quantized for an fp8 MMA has one per byte).
+    out.append(f.atoms, VectorType::get({layout->qPerLane() / layout->atom.elemBytes},
+                                        f.elem));
     return;
   case FormKind::KV:
     out.push_back(MemRefType::get(
@@ -176,7 +179,7 @@ LogicalResult LaneForms::visit(Operation *op) {
     if (ti->warpgroupMma() && !quantized) {
       ValueForm f{FormKind::KV};
       f.ldsRows = t.getDimSize(0);
-      f.ldsCols = t.getDimSize(1);
+      f.ldsCols = t.getDimSize(1) * layout->atom.elemBytes;
       if (f.ldsRows != 64)
         return fail("the warpgroup MMA takes 64 query rows; this Q tile has ")
                << f.ldsRows;
@@ -185,7 +188,7 @@ LogicalResult LaneForms::visit(Operation *op) {
         return set(x.getResult(), f);
     }
     ValueForm f{FormKind::QOperand};
-    f.atoms = t.getDimSize(1) / layout->atom.k;
+    f.atoms = t.getDimSize(1) * layout->atom.elemBytes / layout->atom.k;
     f.elem = t.getElementType();
     return set(x.getResult(), f);
   }
@@ -244,8 +247,10 @@ LogicalResult LaneForms::visit(Operation *op) {
       return fail("cache type ") << t.getElementType() << " differs from the MMA's "
                                  << layout->atom.aElem;
     int64_t threads = cfg.getWarps() * layout->wave;
-    int64_t chunk = 16, perRow = d / chunk;
-    if (d % chunk || (bn * perRow) % threads || (bn & (bn - 1)))
+    // Rows of d elements are d * elemBytes bytes (a 16-bit cache's twice).
+    int64_t eb = layout->atom.elemBytes;
+    int64_t chunk = 16, perRow = d * eb / chunk;
+    if ((d * eb) % chunk || (bn * perRow) % threads || (bn & (bn - 1)))
       return fail("tile ") << bn << "x" << d << " does not split into 16-byte "
                            << "chunks over " << threads << " threads";
     if (isa<VectorType>(x.getIds().getType()) &&
@@ -268,7 +273,7 @@ LogicalResult LaneForms::visit(Operation *op) {
     ValueForm f{FormKind::KV};
     f.isV = isV;
     f.ldsRows = isV ? d : bn;
-    f.ldsCols = isV ? bn : d;
+    f.ldsCols = (isV ? bn : d) * eb;
     if (ti->warpgroupMma()) {
       // The warpgroup MMA: one warpgroup, B rows of whole swizzle widths
       // (32, 64 or 128 bytes, or a multiple of 128), N = rows <= 256.
@@ -304,7 +309,7 @@ LogicalResult LaneForms::visit(Operation *op) {
     } else {
       if (lhs.kind != FormKind::P || !rhs.isV)
         return fail("P V expects fp8 P from scores and a V tile");
-      if (failed(layout->pvOperandElems(*ti, rhs.ldsCols, op)))
+      if (failed(layout->pvOperandElems(*ti, rhs.ldsCols / layout->atom.elemBytes, op)))
         return failure();
       VdRoute route = cfg.getVdRoute();
       bool perKey = route == VdRoute::PageGroups || route == VdRoute::ScaledP;
@@ -329,7 +334,7 @@ LogicalResult LaneForms::visit(Operation *op) {
       auto gd = x.getKScale() ? x.getKScale().getDefiningOp<GatherDescaleOp>()
                               : GatherDescaleOp();
       auto ids = gd ? gd.getIds().getDefiningOp<PageIdsOp>() : PageIdsOp();
-      int64_t groupKeys = cfg.getPvGroup() * layout->atom.k;
+      int64_t groupKeys = cfg.getPvGroup() * layout->atom.k / layout->atom.elemBytes;
       if (route == VdRoute::PageGroups && ids && ids.getPageSize() % groupKeys)
         return fail("config vd_route = page_groups with pv_group = ")
                << cfg.getPvGroup() << ": a group of " << groupKeys
@@ -437,11 +442,15 @@ LogicalResult LaneForms::visit(Operation *op) {
   }
   if (auto x = dyn_cast<arith::TruncFOp>(op)) {
     Type elem = getElementTypeOrSelf(x.getType());
-    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8 && isVector2D(x.getIn())) {
-      bool onlyMma = llvm::all_of(x->getUsers(), [&](Operation *u) {
-        auto m = dyn_cast<TileMmaOp>(u);
-        return m && m.getLhs() == x.getResult();
-      });
+    bool onlyMma = !x->use_empty() && llvm::all_of(x->getUsers(), [&](Operation *u) {
+      auto m = dyn_cast<TileMmaOp>(u);
+      return m && m.getLhs() == x.getResult();
+    });
+    // P's cast: to fp8, or to 16 bits for a 16-bit cache's MMA (a 16-bit
+    // cast that feeds no product, O's, is elementwise).
+    bool p16 = elem.getIntOrFloatBitWidth() == 16 && onlyMma;
+    if (isa<FloatType>(elem) && (elem.getIntOrFloatBitWidth() == 8 || p16) &&
+        isVector2D(x.getIn())) {
       if (!onlyMma)
         return fail("fp8 tiles may only feed the P V product");
       const ValueForm *s = lookup(x.getIn());

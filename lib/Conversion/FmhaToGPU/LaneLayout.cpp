@@ -184,7 +184,10 @@ FailureOr<LaneLayout> LaneLayout::get(const TargetInfo &ti, ConfigAttr cfg,
 FailureOr<SmallVector<SmallVector<std::pair<int64_t, int64_t>>>>
 LaneLayout::pvOperandElems(const TargetInfo &ti, int64_t bn,
                            Operation *at) const {
-  int64_t steps = bn / atom.k, pPerLane = transposed ? atom.bPerLane : atom.aPerLane;
+  // The fragments name bytes; a 16-bit element is its first byte's.
+  int64_t eb = atom.elemBytes, keysPerStep = atom.k / eb;
+  int64_t steps = bn / keysPerStep,
+          pPerLane = (transposed ? atom.bPerLane : atom.aPerLane) / eb;
   SmallVector<int64_t> posInv(bn);
   for (int64_t key = 0; key < bn; ++key)
     posInv[ti.pvKeyPosition(key)] = key;
@@ -194,9 +197,9 @@ LaneLayout::pvOperandElems(const TargetInfo &ti, int64_t bn,
       std::optional<std::pair<int64_t, int64_t>> res;
       bool ok = true;
       for (int64_t l = 0; l < wave && ok; ++l) {
-        FragElem f = transposed ? ti.bFragElem(l, e) : ti.aFragElem(l, e);
-        int64_t kq = transposed ? f.row : f.col, q = transposed ? f.col : f.row;
-        int64_t key = posInv[c * atom.k + kq];
+        FragElem f = transposed ? ti.bFragElem(l, e * eb) : ti.aFragElem(l, e * eb);
+        int64_t kq = (transposed ? f.row : f.col) / eb, q = transposed ? f.col : f.row;
+        int64_t key = posInv[c * keysPerStep + kq];
         std::optional<std::pair<int64_t, int64_t>> found;
         for (int64_t v = 0; v < accPerLane() && !found; ++v) {
           AccElem a = ti.accElem(l, v);

@@ -62,11 +62,15 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
       Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, q, nRows);
       Value qc = arith::MinSIOp::create(b, q, last);
       Value row = arith::AddIOp::create(b, row0, laneToIndex(b, qc));
-      // Bytes of an fp8 Q; elements of a 16-bit one (fmha.quantize_tile
-      // takes it from the operand registers).
+      // Bytes of an fp8 Q; elements of a 16-bit one for an fp8 MMA
+      // (fmha.quantize_tile takes it from the operand registers); for a
+      // 16-bit MMA (c, len count bytes) len / 2 elements, as bytes.
       Type elemT = cast<MemRefType>(src.getType()).getElementType();
-      VectorType vt = VectorType::get({len}, elemT);
-      int64_t bytes = len * (elemT.getIntOrFloatBitWidth() / 8);
+      int64_t eb = lc.layout.atom.elemBytes;
+      if (eb == 2)
+        c = arith::DivUIOp::create(b, c, laneConstI32(b, 2));
+      VectorType vt = VectorType::get({len / eb}, elemT);
+      int64_t bytes = (len / eb) * (elemT.getIntOrFloatBitWidth() / 8);
       // c is a multiple of len (LaneForms checked the runs' starts; the
       // staged form takes 16-byte chunks), rows and heads are whole 16-byte
       // multiples (D % 16 == 0) and the base is 16-byte aligned (ABI.md).
@@ -75,7 +79,11 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
                                        /*nontemporal=*/false,
                                        llvm::Align(std::min<int64_t>(16, bytes & -bytes)));
       Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
-      return Value(arith::SelectOp::create(b, valid, v, zero));
+      Value r16 = arith::SelectOp::create(b, valid, v, zero);
+      if (eb == 2)
+        return Value(vector::BitCastOp::create(
+            b, VectorType::get({len}, b.getI8Type()), r16));
+      return r16;
     };
     const ValueForm &f = lc.forms.get(op.getResult());
     LaneValues out;
@@ -104,7 +112,7 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
       // (loadOperandAllSteps' wider loads permute k, which only a product
       // of two register operands permuted alike allows).
       int64_t k = lc.layout.atom.k;
-      for (int64_t c = 0; c < t.getDimSize(1) / k; ++c)
+      for (int64_t c = 0; c < t.getDimSize(1) * lc.layout.atom.elemBytes / k; ++c)
         out.parts.push_back(lc.loadOperand(
             b, lc.layout.qRuns, t.getElementType(),
             [&](Value r, Value col, int64_t len) {
@@ -112,7 +120,8 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
             }));
     } else {
       out.parts = lc.loadOperandAllSteps(
-          b, lc.layout.qRuns, t.getDimSize(1) / lc.layout.atom.k,
+          b, lc.layout.qRuns,
+          t.getDimSize(1) * lc.layout.atom.elemBytes / lc.layout.atom.k,
           t.getElementType(), load);
     }
     rw.replaceOpWithMultiple(op, {lc.pack(f, out)});
@@ -356,9 +365,10 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       valid = arith::MaxSIOp::create(
           b, arith::MinSIOp::create(b, left, rows), laneConstI32(b, 0));
     }
+    int64_t eb = cacheT.getElementTypeBitWidth() / 8;
     Value bytes = arith::MulIOp::create(
         b, arith::ExtUIOp::create(b, b.getI64Type(), valid),
-        arith::ConstantIntOp::create(b, b.getI64Type(), rowStride));
+        arith::ConstantIntOp::create(b, b.getI64Type(), rowStride * eb));
     OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
     OpFoldResult d = b.getIndexAttr(cacheT.getDimSize(3));
     Value pageIx = laneToIndex(b, id), slotIx = laneToIndex(b, slot0),
@@ -382,7 +392,9 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
     int64_t bn = t.getDimSize(0), d = t.getDimSize(1);
     Value lds = lc.lds.lookup(op);
     int64_t threads = lc.cfg.getWarps() * lc.layout.wave;
-    int64_t chunk = 16, perRow = d / chunk;
+    // Rows of d elements, eb bytes each, staged as 16-byte chunks.
+    int64_t eb = lc.layout.atom.elemBytes;
+    int64_t chunk = 16, perRow = d * eb / chunk;
     Value cache = a.getCache()[0], head = a.getHead()[0];
     auto cacheT = cast<MemRefType>(op.getCache().getType());
     bool nhd = op.getKvLayout() == KVLayout::NHD;
@@ -397,6 +409,18 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       uniformId = lc.ti.broadcastFirstLane(b, b.getLoc(), a.getIds()[0]);
     VectorType vt = VectorType::get({chunk}, b.getI8Type());
     Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
+    // A chunk as the cache holds it (16 fp8 bytes, 8 16-bit values) at byte
+    // column c16, as bytes.
+    VectorType et = VectorType::get({chunk / eb}, cacheT.getElementType());
+    auto loadBytes = [&](Value mem, SmallVector<Value> ix) {
+      if (eb == 1)
+        return Value(vector::LoadOp::create(b, vt, mem, ix, /*nontemporal=*/false,
+                                            llvm::Align(chunk)));
+      ix.back() = arith::DivUIOp::create(b, ix.back(), arith::ConstantIndexOp::create(b, eb));
+      Value v = vector::LoadOp::create(b, et, mem, ix, /*nontemporal=*/false,
+                                       llvm::Align(chunk));
+      return Value(vector::BitCastOp::create(b, vt, v));
+    };
     // A tile in one page, on a chip with bounded views: its rows from the
     // tile's first key as one view (a wave-uniform base; a lane's offset
     // r * row stride + c16 stays the same every tile), bounded at the
@@ -414,8 +438,7 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
         Value ri = laneToIndex(b, inView), ci = laneToIndex(b, c16);
         SmallVector<Value> ix = nhd ? SmallVector<Value>{c0, ri, c0, ci}
                                     : SmallVector<Value>{c0, c0, ri, ci};
-        return Value(vector::LoadOp::create(b, vt, view, ix, /*nontemporal=*/false,
-                                            llvm::Align(chunk)));
+        return loadBytes(view, ix);
       }
       Value key = arith::AddIOp::create(b, start, r);
       // A full tile (in_bounds) has no key past the sequence: no zero-fill.
@@ -432,8 +455,7 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
                                    laneToIndex(b, c16)}
               : SmallVector<Value>{laneToIndex(b, id), head, laneToIndex(b, slot),
                                    laneToIndex(b, c16)};
-      Value v = vector::LoadOp::create(b, vt, cache, ix, /*nontemporal=*/false,
-                                       llvm::Align(chunk));
+      Value v = loadBytes(cache, ix);
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };
     // V: the keys of one word of V^T's key axis (LaneLayout.h, planVWords:
@@ -516,8 +538,11 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
       for (int64_t k : words.offsets)
         rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16,
                                   view, rowAt(k)));
+      // The word's first key's place on V^T's key axis, in bytes.
       Value p = laneEmitBits(b, *pos, r0);
-      if (keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
+      if (eb > 1)
+        p = arith::MulIOp::create(b, p, laneConstI32(b, eb));
+      if (eb == 1 && keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
         // 4 keys x 4 bytes per dword column: a 4 x 4 byte transpose in two
         // rounds of byte permutes, {k0.j, k1.j, k2.j, k3.j} for j = 0..3.
         auto i32v = VectorType::get({chunk / 4}, b.getI32Type());
@@ -549,16 +574,20 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
         }
         continue;
       }
+      // Element e of the chunk (its eb bytes) of each key: one word of
+      // keysPer x eb bytes at V^T row c16 / eb + e.
       Value all = laneConcat(b, rowsK);
-      for (int64_t e = 0; e < chunk; ++e) {
+      Value d0 = eb > 1 ? Value(arith::DivUIOp::create(b, c16, laneConstI32(b, eb))) : c16;
+      for (int64_t e = 0; e < chunk / eb; ++e) {
         SmallVector<int64_t> mask;
         for (int64_t k = 0; k < keysPer; ++k)
-          mask.push_back(k * chunk + e);
+          for (int64_t h = 0; h < eb; ++h)
+            mask.push_back(k * chunk + e * eb + h);
         Value word = vector::ShuffleOp::create(b, all, all, mask);
-        Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, e));
+        Value dd = arith::AddIOp::create(b, d0, laneConstI32(b, e));
         Value at = lc.ldsOffset(b, f, dd, p);
         vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
-                                /*nontemporal=*/false, llvm::Align(keysPer));
+                                /*nontemporal=*/false, llvm::Align(keysPer * eb));
       }
     }
     storeStaged();

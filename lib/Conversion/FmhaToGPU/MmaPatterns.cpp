@@ -100,7 +100,8 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       Value init = matchPattern(op.getAcc(), m_AnyZeroFloat())
                        ? Value()
                        : lc.wideAcc(b, out.parts);
-      int64_t steps = cast<VectorType>(op.getLhs().getType()).getDimSize(1) / l.atom.k;
+      int64_t steps = cast<VectorType>(op.getLhs().getType()).getDimSize(1) *
+                      l.atom.elemBytes / l.atom.k;
       // Q staged (SS) or in operand registers, one per k step (RS).
       auto qRegs = [&](int64_t c) { return lhs.parts[c]; };
       bool staged = lc.forms.get(op.getLhs()).kind == FormKind::KV;
@@ -123,9 +124,12 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       return done();
     }
     // O += P V.
+    // ldsCols and the atom's k and per-lane counts are bytes; P's values
+    // are elements (16-bit P: two bytes each).
+    int64_t eb = l.atom.elemBytes;
     int64_t bn = kv.ldsCols, steps = bn / l.atom.k;
-    int64_t pPerLane = l.transposed ? l.atom.bPerLane : l.atom.aPerLane;
-    auto pElems = l.pvOperandElems(ti, bn, op); // LaneForms checked it
+    int64_t pPerLane = (l.transposed ? l.atom.bPerLane : l.atom.aPerLane) / eb;
+    auto pElems = l.pvOperandElems(ti, bn / eb, op); // LaneForms checked it
     if (failed(pElems))
       return failure();
     Type fp8 = lc.forms.get(op.getLhs()).fp8;
@@ -166,6 +170,12 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
           pv = arith::MulFOp::create(b, pv, arith::MulFOp::create(b, sj, rowScaleInv));
         }
         vals.push_back(pv);
+      }
+      if (eb == 2) { // 16-bit P: the cast, two values to a register
+        Value v = vector::FromElementsOp::create(
+            b, VectorType::get({pPerLane}, b.getF32Type()), vals);
+        pOps.push_back(arith::TruncFOp::create(b, VectorType::get({pPerLane}, fp8), v));
+        continue;
       }
       SmallVector<Value> words;
       for (int64_t w = 0; w < pPerLane / 4; ++w)

@@ -52,7 +52,9 @@ LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type res,
 
 class NVVMTargetInfo final : public TargetInfo {
 public:
-  NVVMTargetInfo(const ChipInfo &info, MmaShape atom) : info(info), atom(atom) {}
+  /// `atom`'s k in bytes (a 16-bit MMA's k times 2: MmaAtom::elemBytes).
+  NVVMTargetInfo(const ChipInfo &info, MmaShape atom, int64_t elemBytes)
+      : info(info), atom(atom), eb(elemBytes) {}
 
   StringRef chip() const override { return info.name; }
   int64_t waveSize() const override { return info.waveSize; }
@@ -89,7 +91,7 @@ public:
                           const WarpgroupOperandA &a, Type aElem, Type bElem,
                           Value ldsBase, ArrayRef<int64_t> offsets, int64_t n,
                           int64_t rowBytes, Value acc) const override {
-    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    Type f32 = b.getF32Type();
     int64_t nAcc = n / 2, steps = offsets.size();
     bool rs = !a.regs.empty();
     // Every register a step reads, A's words (RS) and the accumulators,
@@ -98,9 +100,7 @@ public:
     // producers (P's packing, the rescaling of an accumulator) after it.
     SmallVector<Value> vals;
     for (Value av : a.regs) {
-      Value bytes = arith::BitcastOp::create(
-          b, loc, VectorType::get({16}, b.getI8Type()), av);
-      Value words = vector::BitCastOp::create(b, loc, VectorType::get({4}, i32), bytes);
+      Value words = asWords(b, loc, av, 4);
       for (int64_t i = 0; i < 4; ++i)
         vals.push_back(vector::ExtractOp::create(b, loc, words, i));
     }
@@ -110,7 +110,11 @@ public:
     vals = tiedAsm(b, loc, "wgmma.fence.sync.aligned;", vals);
     int64_t aWords = rs ? 4 * steps : 0;
     SmallVector<Value> cur(vals.begin() + aWords, vals.end());
-    std::string types = "f32." + fp8Name(aElem) + "." + fp8Name(bElem);
+    std::string types = "f32." + typeName(aElem) + "." + typeName(bElem);
+    // 16-bit: k16 and the transpose immediates (0: both K-major); fp8 has
+    // none (K-major only).
+    std::string shapeK = "k" + std::to_string(atom.k / eb);
+    std::string trans = eb == 2 ? (rs ? ", 0" : ", 0, 0") : "";
     for (int64_t c = 0; c < steps; ++c) {
       // Operands: the accumulators (tied; none for the first step of a
       // chain from zero: scale-d = 0 ignores them), A (4 words or a
@@ -126,7 +130,7 @@ public:
       std::string text = std::string("{\n.reg .pred p;\nsetp.ne.b32 p, ") +
                          (tied ? "1" : "0") +
                          ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                         std::to_string(n) + "k32." + types + " {";
+                         std::to_string(n) + shapeK + "." + types + " {";
       std::string cons;
       for (int64_t i = 0; i < nAcc; ++i) {
         text += (i ? ", $" : "$") + std::to_string(i);
@@ -146,7 +150,7 @@ public:
         text += "$" + std::to_string(in0) + ", $" + std::to_string(in0 + 1);
         cons += ",l,l";
       }
-      text += ", p, 1, 1;\n}";
+      text += ", p, 1, 1" + trans + ";\n}";
       auto resT = LLVM::LLVMStructType::getLiteral(
           b.getContext(), SmallVector<Type>(nAcc, f32));
       Value st = inlineAsm(b, loc, resT, ins, text, cons, /*sideEffects=*/true)
@@ -172,12 +176,13 @@ public:
   }
 
   std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
-    if (!isa<Float8E4M3FNType, Float8E5M2Type>(kvElem))
+    if (eb == 2 ? !isa<BFloat16Type, Float16Type>(kvElem)
+                : !isa<Float8E4M3FNType, Float8E5M2Type>(kvElem))
       return std::nullopt;
     int64_t lanes = info.waveSize;
     return MmaAtom{atom.m,           atom.n,           atom.k,
                    kvElem,           kvElem,           atom.m * atom.k / lanes,
-                   atom.k * atom.n / lanes, atom.m * atom.n / lanes};
+                   atom.k * atom.n / lanes, atom.m * atom.n / lanes, eb};
   }
   bool transposedScores() const override { return false; }
   // groupID = lane / 4, threadID_in_group = lane % 4; byte e of a .b32
@@ -198,20 +203,21 @@ public:
   // the 128B swizzle keeping d % 8 equal; bench/NOTES.md 2026-12-02).
   bool transposeByKeyGroups() const override { return true; }
   int64_t pvKeyPosition(int64_t key) const override {
+    // 16-bit: m16n8k16's A fragment is the m16n8 accumulator's (the lane's
+    // own scores, in order).
+    if (eb == 2)
+      return key;
     // key = 16i + 8b1 + 2t + b0 -> 16i + 4t + 2b1 + b0
     int64_t t = (key >> 1) & 3, b1 = (key >> 3) & 1;
     return (key & ~int64_t(0xF)) | (t << 2) | (b1 << 1) | (key & 1);
   }
   Value mma(OpBuilder &b, Location loc, Value a, Value bv,
             Value acc) const override {
-    // a: 16 fp8 -> 4 x b32, b: 8 fp8 -> 2 x b32, acc: 4 x f32.
-    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    // a: 16 fp8 or 8 bf16 -> 4 x b32, b: 8 fp8 or 4 bf16 -> 2 x b32, acc: 4 x f32.
+    Type f32 = b.getF32Type();
     SmallVector<Value> ins;
     auto words = [&](Value v, int64_t n) {
-      Value bytes = arith::BitcastOp::create(
-          b, loc, VectorType::get({4 * n}, b.getI8Type()), v);
-      Value w = vector::BitCastOp::create(b, loc, VectorType::get({n}, i32),
-                                          bytes);
+      Value w = asWords(b, loc, v, n);
       for (int64_t i = 0; i < n; ++i)
         ins.push_back(vector::ExtractOp::create(b, loc, w, i));
     };
@@ -221,13 +227,15 @@ public:
       ins.push_back(vector::ExtractOp::create(b, loc, acc, i));
     auto resT = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                  {f32, f32, f32, f32});
-    // e4m3 x e5m2 in either order (an e4m3 Q or P with an e5m2 cache).
+    // e4m3 x e5m2 in either order (an e4m3 Q or P with an e5m2 cache);
+    // bf16 / f16: m16n8k16, the same registers.
     auto ty = [](Value v) {
-      return fp8Name(cast<VectorType>(v.getType()).getElementType());
+      return typeName(cast<VectorType>(v.getType()).getElementType());
     };
     auto asmOp = inlineAsm(
         b, loc, resT, ins,
-        "mma.sync.aligned.m16n8k32.row.col.f32." + ty(a) + "." + ty(bv) +
+        "mma.sync.aligned.m16n8k" + std::to_string(atom.k / eb) + ".row.col.f32." +
+            ty(a) + "." + ty(bv) +
             ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
         "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f");
     SmallVector<Value> outs;
@@ -337,8 +345,20 @@ private:
       out.push_back(LLVM::ExtractValueOp::create(b, loc, st, i));
     return out;
   }
-  static std::string fp8Name(Type t) {
+  static std::string typeName(Type t) {
+    if (t.isBF16())
+      return "bf16";
+    if (t.isF16())
+      return "f16";
     return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3";
+  }
+  /// An operand vector (fp8 or 16-bit elements) as `n` i32 words.
+  static Value asWords(OpBuilder &b, Location loc, Value v, int64_t n) {
+    auto t = cast<VectorType>(v.getType());
+    if (t.getElementTypeBitWidth() == 8)
+      v = arith::BitcastOp::create(
+          b, loc, VectorType::get({t.getNumElements()}, b.getI8Type()), v);
+    return vector::BitCastOp::create(b, loc, VectorType::get({n}, b.getI32Type()), v);
   }
   [[noreturn]] void notYet(StringRef method, int step) const {
     llvm::reportFatalInternalError(
@@ -349,19 +369,29 @@ private:
 
   const ChipInfo &info;
   MmaShape atom;
+  int64_t eb;
 };
 
 } // namespace
 
 std::unique_ptr<TargetInfo> mlir::fmha::createNVVMTargetInfo(StringRef chip,
-                                                             int64_t kStep) {
+                                                             int64_t kStep,
+                                                             int64_t elemBytes) {
   // The chip table's fp8 MMA with that K step (Chips.h): sm_90 has one,
   // mma.sync m16n8k32; any other k_step has no MMA here.
   const ChipInfo *info = lookupChip(chip);
   if (!info || info->vendor != ChipVendor::NVIDIA)
     return nullptr;
+  // 16-bit K/V: mma16 (mma.sync m16n8k16; wgmma k16 on sm_90a), k in bytes.
+  if (elemBytes == 2) {
+    MmaShape m = info->mma16;
+    if (kStep && kStep != m.k)
+      return nullptr;
+    m.k *= 2;
+    return std::make_unique<NVVMTargetInfo>(*info, m, 2);
+  }
   const MmaShape *atom = info->fp8MmaWithK(kStep);
-  if (!atom)
+  if (!atom || elemBytes != 1)
     return nullptr;
-  return std::make_unique<NVVMTargetInfo>(*info, *atom);
+  return std::make_unique<NVVMTargetInfo>(*info, *atom, 1);
 }

@@ -36,8 +36,9 @@ Value TargetInfo::maxF(OpBuilder &b, Location loc, Value x, Value y) const {
 }
 
 std::unique_ptr<TargetInfo> mlir::fmha::createTargetInfo(StringRef chip,
-                                                         int64_t kStep) {
-  if (std::unique_ptr<TargetInfo> amd = createAMDGPUTargetInfo(chip, kStep))
+                                                         int64_t kStep,
+                                                         int64_t elemBytes) {
+  if (std::unique_ptr<TargetInfo> amd = createAMDGPUTargetInfo(chip, kStep, elemBytes))
     return amd;
-  return createNVVMTargetInfo(chip, kStep);
+  return createNVVMTargetInfo(chip, kStep, elemBytes);
 }

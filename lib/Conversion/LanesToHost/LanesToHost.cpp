@@ -120,7 +120,10 @@ std::optional<lane::Fp8Format> fp8Format(Type t) {
 /// Inline PTX the emulator gives semantics to, parsed from its text.
 struct Asm {
   enum Kind { MmaSync, Ex2, Lg2, CvtFp8x2, Wgmma, Tied } kind;
-  lane::Fp8Format a = lane::E4M3FN, b = lane::E4M3FN;
+  // The operands' formats: lane::Fp8Format, or lane::Format16 when k16.
+  int32_t a = lane::E4M3FN, b = lane::E4M3FN;
+  // mma.sync m16n8k16 / wgmma k16 with bf16 or f16 operands.
+  bool k16 = false;
   // Wgmma: N, scale-d (accumulator inputs first when 1), A in registers.
   int64_t n = 0;
   bool scaleD = false, aRegs = false;
@@ -131,6 +134,34 @@ std::optional<lane::Fp8Format> ptxFp8(StringRef s) {
     return lane::E4M3FN;
   if (s == "e5m2")
     return lane::E5M2;
+  return std::nullopt;
+}
+
+std::optional<lane::Format16> ptx16(StringRef s) {
+  if (s == "bf16")
+    return lane::BF16;
+  if (s == "f16")
+    return lane::F16;
+  return std::nullopt;
+}
+
+std::optional<lane::Format16> format16(Type t) {
+  if (t.isBF16())
+    return lane::BF16;
+  if (t.isF16())
+    return lane::F16;
+  return std::nullopt;
+}
+
+/// An operand type's format: fp8 (lane::Fp8Format) or 16-bit
+/// (lane::Format16, `is16` set).
+std::optional<int32_t> operandFormat(Type t, bool &is16) {
+  is16 = false;
+  if (auto f = fp8Format(t))
+    return *f;
+  is16 = true;
+  if (auto f = format16(t))
+    return *f;
   return std::nullopt;
 }
 
@@ -149,17 +180,27 @@ std::optional<Asm> parseWgmma(LLVM::InlineAsmOp op) {
   else if (!s.consume_front("0"))
     return std::nullopt;
   if (!s.consume_front(", 0;\nwgmma.mma_async.sync.aligned.m64n") ||
-      s.consumeInteger(10, r.n) || r.n < 8 || r.n > 256 || r.n % 8 ||
-      !s.consume_front("k32.f32."))
+      s.consumeInteger(10, r.n) || r.n < 8 || r.n > 256 || r.n % 8)
     return std::nullopt;
-  auto a = ptxFp8(s.take_front(4));
-  s = s.drop_front(4);
-  if (!a || !s.consume_front("."))
+  // k32 with e4m3 / e5m2, or k16 with bf16 / f16 (then the transpose
+  // immediates, which must be 0: K-major operands).
+  r.k16 = s.consume_front("k16.f32.");
+  if (!r.k16 && !s.consume_front("k32.f32."))
     return std::nullopt;
-  auto b = ptxFp8(s.take_front(4));
-  if (!b)
-    return std::nullopt;
-  r.a = *a, r.b = *b;
+  StringRef types = s.take_until([](char c) { return c == ' '; });
+  s = s.drop_front(types.size());
+  auto [ta, tb] = types.split('.');
+  if (r.k16) {
+    auto a = ptx16(ta), b = ptx16(tb);
+    if (!a || !b || !s.ends_with(", 0;\n}"))
+      return std::nullopt;
+    r.a = *a, r.b = *b;
+  } else {
+    auto a = ptxFp8(ta), b = ptxFp8(tb);
+    if (!a || !b)
+      return std::nullopt;
+    r.a = *a, r.b = *b;
+  }
   int64_t nAcc = r.n / 2, in0 = r.scaleD ? nAcc : 0;
   ValueRange in = op.getOperands();
   r.aRegs = in.size() == size_t(in0 + 5);
@@ -197,6 +238,18 @@ std::optional<Asm> parseAsm(LLVM::InlineAsmOp op) {
     if (!a || !b || op.getOperands().size() != 10)
       return std::nullopt;
     return Asm{Asm::MmaSync, *a, *b};
+  }
+  // mma.sync.aligned.m16n8k16.row.col.f32.<bf16|f16>.<bf16|f16>.f32: the
+  // same registers, 16-bit values two to a b32.
+  if (parts.size() == 10 && parts[0] == "mma" && parts[1] == "sync" &&
+      parts[2] == "aligned" && parts[3] == "m16n8k16" && parts[4] == "row" &&
+      parts[5] == "col" && parts[6] == "f32" && parts[9] == "f32") {
+    auto a = ptx16(parts[7]), b = ptx16(parts[8]);
+    if (!a || !b || op.getOperands().size() != 10)
+      return std::nullopt;
+    Asm r{Asm::MmaSync, *a, *b};
+    r.k16 = true;
+    return r;
   }
   if (mnemonic == "ex2.approx.ftz.f32" && op.getOperands().size() == 1)
     return Asm{Asm::Ex2};
@@ -265,14 +318,17 @@ std::string unsupported(Operation *op) {
   if (auto m = dyn_cast<amdgpu::MFMAOp>(op)) {
     auto a = dyn_cast<VectorType>(m.getSourceA().getType());
     auto b = dyn_cast<VectorType>(m.getSourceB().getType());
-    if (!a || !b || !fp8Format(a.getElementType()) || !fp8Format(b.getElementType()))
-      return "an MFMA whose operands are not fp8 vectors";
-    bool shape16 = m.getM() == 32 && m.getN() == 32 && m.getK() == 16 &&
-                   a.getNumElements() == 8 && b.getNumElements() == 8;
-    bool shape64 = m.getM() == 32 && m.getN() == 32 && m.getK() == 64 &&
-                   a.getNumElements() == 32 && b.getNumElements() == 32;
-    if (!shape16 && !shape64)
-      return "an MFMA other than 32x32x16 / 32x32x64 fp8";
+    bool a16 = false, b16 = false;
+    if (!a || !b || !operandFormat(a.getElementType(), a16) ||
+        !operandFormat(b.getElementType(), b16) || a16 != b16)
+      return "an MFMA whose operands are not fp8, bf16 or f16 vectors of one width";
+    int64_t perLane = m.getK() / 2; // 32x32xK: K/2 values a lane
+    bool shapeOk = m.getM() == 32 && m.getN() == 32 &&
+                   a.getNumElements() == perLane && b.getNumElements() == perLane &&
+                   (a16 ? (m.getK() == 8 || m.getK() == 16)
+                        : (m.getK() == 16 || m.getK() == 64));
+    if (!shapeOk)
+      return "an MFMA other than 32x32x16 / 32x32x64 fp8 or 32x32x8 / 32x32x16 bf16, f16";
     if (m.getBlocks() != 1 || m.getCbsz() != 0 || m.getAbid() != 0 ||
         m.getBlgp() != amdgpu::MFMAPermB::none || m.getNegateA() ||
         m.getNegateB() || m.getNegateC() || m.getReducePrecision())
@@ -375,6 +431,8 @@ struct Rewriter {
     auto t = cast<VectorType>(v.getType());
     if (t.getElementType().isInteger(8))
       return v;
+    if (t.getElementTypeBitWidth() == 16) // stored as it is: little-endian
+      return v;
     return arith::BitcastOp::create(
         b, VectorType::get(t.getShape(), b.getI8Type()), v);
   }
@@ -468,10 +526,13 @@ void Rewriter::rewriteOp(Operation *op) {
   if (auto m = dyn_cast<amdgpu::MFMAOp>(op)) {
     auto at = cast<VectorType>(m.getSourceA().getType());
     auto bt = cast<VectorType>(m.getSourceB().getType());
+    bool is16 = false;
+    int32_t fa = *operandFormat(at.getElementType(), is16);
+    int32_t fb = *operandFormat(bt.getElementType(), is16);
     lane::MmaShape shape =
-        m.getK() == 16 ? lane::Mfma32x32x16 : lane::Mfma32x32x64;
-    int32_t kind = lane::mmaKind(shape, *fp8Format(at.getElementType()),
-                                 *fp8Format(bt.getElementType()));
+        is16 ? (m.getK() == 8 ? lane::Mfma32x32x8F16 : lane::Mfma32x32x16F16)
+             : (m.getK() == 16 ? lane::Mfma32x32x16 : lane::Mfma32x32x64);
+    int32_t kind = shape * 16 + fa * 4 + fb;
     LLVM::StoreOp::create(b, asBytes(b, m.getSourceA()), slotA, kSlotAlign);
     LLVM::StoreOp::create(b, asBytes(b, m.getSourceB()), slotB, kSlotAlign);
     LLVM::StoreOp::create(b, m.getDestC(), slotC, kSlotAlign);
@@ -511,7 +572,8 @@ void Rewriter::rewriteOp(Operation *op) {
       aPtr = LLVM::ZeroOp::create(b, LLVM::LLVMPointerType::get(b.getContext()));
       descA = in[in0];
     }
-    int32_t kind = lane::mmaKind(lane::WgmmaM64NK32, info.a, info.b);
+    int32_t kind = (info.k16 ? lane::WgmmaM64NK16 : lane::WgmmaM64NK32) * 16 +
+                   info.a * 4 + info.b;
     call(b, lane::kWgmma,
          {site(b), i32(b, kind), i32(b, info.n), i32(b, info.scaleD ? 1 : 0),
           aPtr, descA, in.back(), slotC, slotD},
@@ -533,7 +595,8 @@ void Rewriter::rewriteOp(Operation *op) {
       LLVM::StoreOp::create(b, in[4 + i], ptrTy(b, slotB, 4 * i), 4);
     for (int i = 0; i < 4; ++i)
       LLVM::StoreOp::create(b, in[6 + i], ptrTy(b, slotC, 4 * i), 4);
-    int32_t kind = lane::mmaKind(lane::MmaSyncM16N8K32, info.a, info.b);
+    int32_t kind = (info.k16 ? lane::MmaSyncM16N8K16 : lane::MmaSyncM16N8K32) * 16 +
+                   info.a * 4 + info.b;
     call(b, lane::kMma, {site(b), i32(b, kind), slotA, slotB, slotC, slotD}, {});
     Type st = op->getResult(0).getType();
     Value s = LLVM::PoisonOp::create(b, st);

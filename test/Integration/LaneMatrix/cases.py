@@ -14,8 +14,8 @@ PAGE-REGIME.SEQUENCE-REGIME, unique per chip.
 
 Sizes are small (the emulator runs every lane of every workgroup on one CPU
 thread): 2/1 or 4/2 heads, D 64 (128 once), B <= 3, Sq and Sk under 300.
-quant none is not a GPU request (it needs 16-bit q/k/v, and the GPU lowering
-takes fp8 Q and caches only), so every case is kv_blockscale or per_tensor.
+The quant none cases (16-bit Q, K and V) use the 16-bit MMA and follow
+per_tensor's regimes (named none-*: one V scale per tile).
 
 Only the cases named `*.last-page-fault` put a partly filled last page into
 the page_groups fault window (Sk % P in 1..R, docs/REGIMES.md); every other
@@ -70,7 +70,11 @@ class Builder:
     def add(self, seq, page, qo, kv, quant="kv_blockscale", table="csr", layout="nhd",
             mask="causal", heads="2/1", dim="64", lse=True, extra=(), fault=False,
             oob=False):
-        r = regimes.regime(self.chip, page, quant)
+        # quant none (16-bit) follows per_tensor's regimes: one V scale per
+        # tile (none), the same page ids; named "none-...".
+        r = regimes.regime(self.chip, page, "per_tensor" if quant == "none" else quant)
+        if quant == "none":
+            r = dict(r, name=r["name"].replace("per-tensor", "none"))
         kvs = [int(x) for x in str(kv).split(",")]
         qos = [int(x) for x in str(qo).split(",")]
         assert len(qos) == len(kvs) or len(qos) == 1 or len(kvs) == 1
@@ -229,6 +233,19 @@ def build(chip):
           layout="hnd", mask="none", extra=("--kv-dtype", e5m2, "--data", "spread"))
     b.add("q16-e5m2-kv", 1024, "40,9", "300,70", heads="4/2", mask="none",
           extra=("--q-dtype", "bf16", "--kv-dtype", e5m2, "--data", "spread"))
+
+    # --- 16-bit Q, K and V (quant none): the chip's 16-bit MMA (gfx942
+    # 32x32x8, gfx950 32x32x16, mma.sync m16n8k16, wgmma k16), staged and
+    # loaded as bytes (MmaAtom::elemBytes), V transposed in 2-byte values,
+    # P cast to 16 bits; per-token pages with a ragged second q tile, one page
+    # per tile with a window and f16 out, D 128 GQA.
+    b.add("bf16-none-pages", 16, f"{BM + 9},9,1", "300,70,9", quant="none", heads="4/2",
+          extra=("--q-dtype", "bf16", "--kv-dtype", "bf16"))
+    b.add("f16-none-window-f16-out", 1024, "40,17", "300,90", quant="none", table="block",
+          layout="hnd", mask="window:24,4",
+          extra=("--q-dtype", "f16", "--kv-dtype", "f16", "--out-dtype", "f16"))
+    b.add("bf16-none-d128-gqa", 64, "33,9", "200,140", quant="none", heads="8/2", dim="128",
+          mask="none", extra=("--q-dtype", "bf16", "--kv-dtype", "bf16"))
 
     # --- per_tensor ---------------------------------------------------------------
     b.add("sq0-in-batch", 16, "0,9,5", "40,40,0", quant="per_tensor", table="block",

@@ -101,8 +101,10 @@ struct LaneContext {
 
   //===--- MMA operand loads ----------------------------------------------===//
 
-  /// One operand: for every run, `load(row, col, len)` gives
-  /// vector<len x i8>; the result is bitcast to vector<perLane x fp8>.
+  /// One operand: for every run, `load(row, col, len)` gives the run's
+  /// `len` bytes (vector<len x i8>, or a 16-bit Q's len elements when the
+  /// MMA is fp8); the result is the operand vector of `fp8` (one element per
+  /// byte, or per two bytes for a 16-bit type).
   Value loadOperand(ImplicitLocOpBuilder &b, ArrayRef<FragmentRun> runs, Type fp8,
                     function_ref<Value(Value, Value, int64_t)> load) const;
   /// All nK k steps of one operand at once: the contraction index of step

@@ -68,7 +68,8 @@ struct ValueForm {
   /// p: the fp8 type P is cast to.
   Type fp8;
   /// kv: V (transposed in LDS at pvKeyPosition) or K (row-major; on sm_90a
-  /// also Q), and the staged tile's shape in LDS.
+  /// also Q), and the staged tile's shape in LDS: rows, and bytes per row
+  /// (elements times MmaAtom::elemBytes).
   bool isV = false;
   int64_t ldsRows = 0, ldsCols = 0;
 };

@@ -90,7 +90,8 @@ public:
     return nLane.eval(lane) + j * atomN + nReg[v];
   }
 
-  /// For the PV product of a tile of `bn` keys: element e of the lane's P
+  /// For the PV product of a tile of `bn` keys: element e (an fp8 or 16-bit
+  /// value, not a byte) of the lane's P
   /// operand of MMA step c is its own score element (atom, register) for
   /// every lane; a diagnostic on `at` when TargetInfo::pvKeyPosition does not
   /// make it so.

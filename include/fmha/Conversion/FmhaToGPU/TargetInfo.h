@@ -47,8 +47,15 @@ struct LaneContext;
 /// `vector<accPerLane x f32>`.
 struct MmaAtom {
   int64_t m, n, k;   // 32,32,16 (gfx942) | 32,32,64 (gfx950) | 16,8,32 (sm_90)
-  Type aElem, bElem; // the fp8 type asked for, both operands
+  Type aElem, bElem; // the type asked for, both operands
   int64_t aPerLane, bPerLane, accPerLane; // 8,8,16 | 32,32,16 | 16,8,4
+  /// Bytes of one operand element: 1 (fp8) or 2 (bf16 / f16). k, aPerLane
+  /// and bPerLane count BYTES, and the fragment methods name bytes: a 16-bit
+  /// MMA's operands, read as bytes, are laid out as the fp8 MMA's with twice
+  /// the k (gfx942 32x32x8 bf16 as 32x32x16 fp8, mma.sync m16n8k16 as
+  /// m16n8k32, wgmma k16 as k32), so the lowering stages and loads bytes and
+  /// only the MMA instruction, P's pack and the V transpose see elements.
+  int64_t elemBytes = 1;
 };
 
 /// A fragment element's place in its matrix: (m, k) for A, (k, n) for B,
@@ -321,13 +328,18 @@ public:
 /// gfx942, gfx950, sm_90, sm_90a), or null for any other. `kStep` picks the chip's
 /// fp8 MMA with that K step (gfx950: 64 or 16, v_mfma_f32_32x32x16_fp8_fp8);
 /// 0 takes the chip's default; a K step the chip has no MMA for gives null.
-std::unique_ptr<TargetInfo> createTargetInfo(StringRef chip, int64_t kStep = 0);
+/// `elemBytes` 2 takes the chip's 16-bit MMA (mma16, K step in elements)
+/// for bf16 / f16 K/V.
+std::unique_ptr<TargetInfo> createTargetInfo(StringRef chip, int64_t kStep = 0,
+                                             int64_t elemBytes = 1);
 /// The same, per vendor: null unless an AMDGPU chip, unless an NVIDIA chip
 /// (and null for a K step without an MMA, e.g. sm_90 with anything but 32).
 std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(StringRef chip,
-                                                   int64_t kStep = 0);
+                                                   int64_t kStep = 0,
+                                                   int64_t elemBytes = 1);
 std::unique_ptr<TargetInfo> createNVVMTargetInfo(StringRef chip,
-                                                 int64_t kStep = 0);
+                                                 int64_t kStep = 0,
+                                                 int64_t elemBytes = 1);
 
 } // namespace fmha
 } // namespace mlir
