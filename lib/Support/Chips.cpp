@@ -65,6 +65,19 @@ const MmaShape *ChipInfo::fp8MmaWithK(int64_t kStep) const {
   return nullptr;
 }
 
+std::optional<MmaShape> ChipInfo::mmaInBytes(int64_t kStep,
+                                              int64_t elemBytes) const {
+  if (elemBytes == 2) {
+    if (kStep && kStep != mma16.k)
+      return std::nullopt;
+    MmaShape m = mma16;
+    m.k *= 2;
+    return m;
+  }
+  const MmaShape *m = elemBytes == 1 ? fp8MmaWithK(kStep) : nullptr;
+  return m ? std::optional<MmaShape>(*m) : std::nullopt;
+}
+
 llvm::ArrayRef<ChipInfo> mlir::fmha::allChips() { return kChips; }
 
 const ChipInfo *mlir::fmha::lookupChip(llvm::StringRef name) {

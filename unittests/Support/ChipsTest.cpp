@@ -153,6 +153,28 @@ TEST(Chips, Fp8MmaWithK) {
     EXPECT_EQ(sm90.fp8MmaWithK(k), nullptr) << k;
 }
 
+// The lane lowering's MMA in bytes: fp8 as the table says; 16-bit the
+// chip's mma16 with twice its k (its operands, read as bytes, are laid out
+// as the fp8 MMA's of that k).
+TEST(Chips, MmaInBytes) {
+  struct Want {
+    const char *chip;
+    int64_t k16, kBytes16, kFp8;
+  };
+  for (Want w : {Want{"gfx942", 8, 16, 16}, Want{"gfx950", 16, 32, 64},
+                 Want{"sm_90", 16, 32, 32}, Want{"sm_90a", 16, 32, 32}}) {
+    const ChipInfo &c = *lookupChip(w.chip);
+    std::optional<MmaShape> m16 = c.mmaInBytes(0, 2);
+    ASSERT_TRUE(m16) << w.chip;
+    EXPECT_EQ(m16->k, w.kBytes16) << w.chip;
+    EXPECT_EQ(m16->m, c.mma16.m) << w.chip;
+    EXPECT_TRUE(c.mmaInBytes(w.k16, 2)) << w.chip;     // k step in elements
+    EXPECT_FALSE(c.mmaInBytes(w.kBytes16, 2)) << w.chip; // not in bytes
+    EXPECT_EQ(c.mmaInBytes(0, 1)->k, w.kFp8) << w.chip;
+    EXPECT_FALSE(c.mmaInBytes(0, 4)) << w.chip;
+  }
+}
+
 TEST(Chips, VgprOccupancy) {
   for (const char *chip : {"gfx90a", "gfx942", "gfx950"}) {
     const VgprOccupancy *r = lookupVgprOccupancy(chip);

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,11 @@ struct ChipInfo {
   /// The fp8 MMA with K step `kStep` (0: the default), or null when the chip
   /// has none.
   const MmaShape *fp8MmaWithK(int64_t kStep) const;
+  /// The MMA for operands of `elemBytes` bytes (1: fp8MmaWithK, 2: mma16)
+  /// with K step `kStep` in elements (0: the default), its k counted in
+  /// BYTES (the lane lowering's unit, MmaAtom::elemBytes); nullopt when the
+  /// chip has none.
+  std::optional<MmaShape> mmaInBytes(int64_t kStep, int64_t elemBytes) const;
 };
 
 /// The whole table: gfx942, gfx950, sm_90, sm_90a, host.

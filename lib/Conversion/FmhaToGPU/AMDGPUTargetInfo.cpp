@@ -198,15 +198,8 @@ std::unique_ptr<TargetInfo> mlir::fmha::createAMDGPUTargetInfo(StringRef chip,
     return nullptr;
   // 16-bit K/V: the chip's mma16 (gfx942 v_mfma_f32_32x32x8_bf16_1k / f16,
   // gfx950 v_mfma_f32_32x32x16_bf16 / f16), its k in bytes.
-  if (elemBytes == 2) {
-    MmaShape m = info->mma16;
-    if (kStep && kStep != m.k)
-      return nullptr;
-    m.k *= 2;
-    return std::make_unique<AMDGPUTargetInfo>(*info, m, 2);
-  }
-  const MmaShape *atom = info->fp8MmaWithK(kStep);
-  if (!atom || elemBytes != 1)
+  std::optional<MmaShape> atom = info->mmaInBytes(kStep, elemBytes);
+  if (!atom)
     return nullptr;
-  return std::make_unique<AMDGPUTargetInfo>(*info, *atom, 1);
+  return std::make_unique<AMDGPUTargetInfo>(*info, *atom, elemBytes);
 }

@@ -288,7 +288,7 @@ static Value asOperand(ImplicitLocOpBuilder &b, Value v, Type elem) {
   auto t = cast<VectorType>(v.getType());
   if (t.getElementType() == elem)
     return v;
-  if (elem.getIntOrFloatBitWidth() == 8)
+  if (elem.getIntOrFloatBitWidth() == t.getElementTypeBitWidth())
     return arith::BitcastOp::create(b, t.clone(elem), v);
   int64_t bits = t.getNumElements() * t.getElementTypeBitWidth();
   return vector::BitCastOp::create(

@@ -78,12 +78,18 @@ struct LoadRowsPattern : LanePattern<LoadRowsOp> {
                                        ValueRange{row, head, laneToIndex(b, c)},
                                        /*nontemporal=*/false,
                                        llvm::Align(std::min<int64_t>(16, bytes & -bytes)));
-      Value zero = arith::ConstantOp::create(b, vt, b.getZeroAttr(vt));
-      Value r16 = arith::SelectOp::create(b, valid, v, zero);
+      // As integers (bytes, or i16 for a 16-bit Q of an fp8 MMA, which
+      // loadOperand* bitcast to the element type at the end): LLVM's x86
+      // back end (the lane emulator's host JIT) cannot select the selects
+      // and shuffles of 16 bf16 values (v16bf16); the GPU back ends take
+      // either.
       if (eb == 2)
-        return Value(vector::BitCastOp::create(
-            b, VectorType::get({len}, b.getI8Type()), r16));
-      return r16;
+        v = vector::BitCastOp::create(b, VectorType::get({len}, b.getI8Type()), v);
+      else if (elemT.getIntOrFloatBitWidth() == 16)
+        v = vector::BitCastOp::create(b, VectorType::get({len}, b.getI16Type()), v);
+      auto it = cast<VectorType>(v.getType());
+      Value zero = arith::ConstantOp::create(b, it, b.getZeroAttr(it));
+      return Value(arith::SelectOp::create(b, valid, v, zero));
     };
     const ValueForm &f = lc.forms.get(op.getResult());
     LaneValues out;

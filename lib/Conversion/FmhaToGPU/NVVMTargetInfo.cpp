@@ -383,15 +383,8 @@ std::unique_ptr<TargetInfo> mlir::fmha::createNVVMTargetInfo(StringRef chip,
   if (!info || info->vendor != ChipVendor::NVIDIA)
     return nullptr;
   // 16-bit K/V: mma16 (mma.sync m16n8k16; wgmma k16 on sm_90a), k in bytes.
-  if (elemBytes == 2) {
-    MmaShape m = info->mma16;
-    if (kStep && kStep != m.k)
-      return nullptr;
-    m.k *= 2;
-    return std::make_unique<NVVMTargetInfo>(*info, m, 2);
-  }
-  const MmaShape *atom = info->fp8MmaWithK(kStep);
-  if (!atom || elemBytes != 1)
+  std::optional<MmaShape> atom = info->mmaInBytes(kStep, elemBytes);
+  if (!atom)
     return nullptr;
-  return std::make_unique<NVVMTargetInfo>(*info, *atom, 1);
+  return std::make_unique<NVVMTargetInfo>(*info, *atom, elemBytes);
 }

@@ -221,6 +221,11 @@ def build(chip):
           extra=("--q-dtype", "bf16", "--data", "spread"))
     b.add("q16-f16-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
           layout="hnd", mask="none", extra=("--q-dtype", "f16"))
+    # D 128: four k steps of 16-bit values loaded at once (sm_90's v16bf16
+    # shuffles once stopped the emulator's x86 JIT; the lane code now moves
+    # them as integers).
+    b.add("q16-bf16-d128", 1024, "40,9", "200,70", heads="8/2", dim="128", mask="none",
+          extra=("--q-dtype", "bf16"))
 
     # --- an e5m2 cache under an e4m3 Q (the mixed e4m3 x e5m2 MMA: gfx942
     # v_mfma_*_bf8_fp8, gfx950 f8f6f4 with per-operand formats, mma.sync and
