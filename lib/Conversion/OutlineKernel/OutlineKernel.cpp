@@ -37,6 +37,22 @@ using namespace mlir::fmha;
 
 namespace {
 
+/// The waves per SIMD a kernel asks its register allocator for (AMDGPU's
+/// waves_per_eu): 2, so that one wave's MFMAs hide another's loads, unless
+/// the S and O accumulators alone, block_m (block_n + Dv) f32 values over the
+/// workgroup, take more than half of a lane's 256 registers at 2 waves: then
+/// 1 (D 256 on gfx950 spilled 85 VGPRs at 2 waves; gfx942's allocator
+/// already gave it one wave).
+int64_t minWavesPerSimd(gpu::GPUFuncOp kernel, ConfigAttr cfg, int64_t threads) {
+  int64_t dv = 0;
+  kernel.walk([&](TileMmaOp m) {
+    if (!m.getTransposeRhs())
+      dv = std::max(dv, m.getResult().getType().getDimSize(1));
+  });
+  int64_t accPerLane = cfg.getBlockM() * (cfg.getBlockN() + dv) / threads;
+  return accPerLane > 128 ? 1 : 2;
+}
+
 /// What a grid's body uses from above: constants (cloned into the kernel) and
 /// the values that become kernel arguments, in ABI order.
 struct Captures {
@@ -393,7 +409,7 @@ struct OutlineKernelPass
       if (failed(kernel))
         return signalPassFailure();
       (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
-      target->setKernelAttrs(*kernel, threads, /*minWavesPerSimd=*/2);
+      target->setKernelAttrs(*kernel, threads, minWavesPerSimd(*kernel, cfg, threads));
     }
   }
 };
