@@ -36,8 +36,12 @@ REQUESTS = [
     ("P=1024, kv_blockscale, window(256, 0)", ["--mask", "window:256,0"]),
     ("D=64, P=1024, kv_blockscale, causal", ["--head-dim", "64"]),
     ("D=256, P=1024, kv_blockscale, causal", ["--head-dim", "256"]),
+    # 16-bit Q, K and V (quant none): the 16-bit MFMA (block_n 64 on gfx942).
+    ("bf16 Q/K/V (quant none), P=1024, causal",
+     ["--quant", "none", "--q-dtype", "bf16", "--kv-dtype", "bf16"]),
 ]
-MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64}
+MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64,
+       "v_mfma_f32_32x32x8_bf16": 32 * 32 * 8, "v_mfma_f32_32x32x16_bf16": 32 * 32 * 16}
 
 
 def run(cmd, env=None):
@@ -69,8 +73,9 @@ def one(build, stats, chip, flags, tmp):
     kinds = eval(re.search(r"mfma kinds: (\{.*\})", text).group(1))
     m = re.search(r"cycles/iteration \(model\): (\S+); MFMA cycles (\S+); MFMA fraction (\S+)", text)
     req = man["request"]
-    # MACs of one 128x128 KV tile (QK and PV) over the MFMA's MACs.
-    macs = 128 * 128 * (req["head_dim"] + req["head_dim_v"])
+    # MACs of one block_m x block_n KV tile (QK and PV) over the MFMA's MACs.
+    cfg = man["config"]
+    macs = cfg["block_m"] * cfg["block_n"] * (req["head_dim"] + req["head_dim_v"])
     minimum = macs // MNK[next(iter(kinds))] if kinds else 0
     return {
         "chip": chip, "flags": flags,
