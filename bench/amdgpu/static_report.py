@@ -36,7 +36,7 @@ REQUESTS = [
     ("P=1024, kv_blockscale, window(256, 0)", ["--mask", "window:256,0"]),
     ("D=64, P=1024, kv_blockscale, causal", ["--head-dim", "64"]),
     ("D=256, P=1024, kv_blockscale, causal", ["--head-dim", "256"]),
-    # 16-bit Q, K and V (quant none): the 16-bit MFMA (block_n 64 on gfx942).
+    # 16-bit Q, K and V (quant none): the 16-bit MFMA (block_n 64).
     ("bf16 Q/K/V (quant none), P=1024, causal",
      ["--quant", "none", "--q-dtype", "bf16", "--kv-dtype", "bf16"]),
 ]
