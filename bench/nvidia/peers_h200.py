@@ -2,10 +2,11 @@
 """Peers on the H200 for the benchmark shapes (make_bench.py): torch SDPA,
 bf16, dense (not paged), with the flash and the cuDNN backends.
 
-Usage (on the device machine): peers_h200.py BENCH_TXT OUT.json
+Usage (on the device machine): peers_h200.py BENCH_TXT OUT.json [D]
 
 Same shapes as our kernels: B 4, Sq 512, Sk from bench.txt, Hq 32 (K/V
-expanded from 8 heads: GQA does not change the FLOP count), D 128. Causal is
+expanded from 8 heads: GQA does not change the FLOP count), D 128 (or the
+third argument). Causal is
 bottom-right (the new tokens attend to the whole cached prefix), as our
 kernel's mask: torch's CausalBias lower-right. Timing: CUDA events, 5
 warm-ups, median of 30, a 256 MiB buffer written between repetitions to flush
@@ -45,6 +46,9 @@ def time_fn(fn, flush):
 
 
 def main():
+    global D
+    if len(sys.argv) > 3:
+        D = int(sys.argv[3])
     rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines() if l.strip()]
     shapes = sorted({(r[2].strip(), int(r[3])) for r in rows})
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
