@@ -10,17 +10,11 @@ set -u
 KDIR=$1
 OUT=$2
 mkdir -p "$OUT"
-runner=build-dev-gpu/bin/fmha-cuda-run
-cmake -G Ninja -S . -B build-dev-gpu -DFMHA_ENABLE_MLIR=OFF -DCMAKE_BUILD_TYPE=Release > /dev/null &&
-  ninja -C build-dev-gpu fmha-cuda-run > /dev/null || exit 2
+source bench/nvidia/device_common.sh
+fmha_dev_runner
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/clocks.txt" 2>&1
 for BDIR in "$KDIR"/b90a-d64 "$KDIR"/b90a-d256 "$KDIR"/b90-d256; do
-  o="$OUT/ours-$(basename "$BDIR").jsonl"
-  : > "$o"
-  while IFS=$'\t' read -r name page mask sk; do
-    timeout 120 "$runner" "$BDIR/$name.json" --no-check --repeat 30 --json 2>/dev/null |
-      grep -m1 '^{' | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, /" >> "$o"
-  done < "$BDIR/bench.txt"
+  fmha_dev_time_folder "$BDIR" "$OUT/ours-$(basename "$BDIR").jsonl"
 done
 for d in 64 256; do
   timeout 200 python3 bench/nvidia/peers_h200.py "$KDIR/b90a-d$d/bench.txt" "$OUT/peers-d$d.json" $d > /dev/null 2>&1

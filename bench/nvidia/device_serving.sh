@@ -15,9 +15,8 @@ set -u
 KDIR=$1
 OUT=$2
 mkdir -p "$OUT"
-runner=build-dev-gpu/bin/fmha-cuda-run
-cmake -G Ninja -S . -B build-dev-gpu -DFMHA_ENABLE_MLIR=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
-  ninja -C build-dev-gpu fmha-cuda-run >> "$OUT/build.log" 2>&1 || { echo "build failed"; exit 2; }
+source bench/nvidia/device_common.sh
+fmha_dev_runner "$OUT/build.log"
 for d in sv90 sv90a; do
   JOBS=${JOBS:-12} REPEAT=0 CASE_TIMEOUT=200 SKIP_BUILD=1 \
     timeout 280 bench/h200/run_matrix.sh "$KDIR/$d" "/tmp/serving-$d" > /dev/null 2>&1

@@ -11,20 +11,12 @@ set -u
 OUT=$1
 shift
 mkdir -p "$OUT"
-runner=build-dev-gpu/bin/fmha-cuda-run
-if [ ! -x "$runner" ]; then
-  cmake -G Ninja -S . -B build-dev-gpu -DFMHA_ENABLE_MLIR=OFF -DCMAKE_BUILD_TYPE=Release > /dev/null &&
-    ninja -C build-dev-gpu fmha-cuda-run > /dev/null || exit 2
-fi
+source bench/nvidia/device_common.sh
+fmha_dev_runner
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv > "$OUT/clocks.txt" 2>&1
 for BDIR in "$@"; do
-  o="$OUT/ours-$(basename "$BDIR").jsonl"
-  : > "$o"
-  while IFS=$'\t' read -r name page mask sk; do
-    timeout 120 "$runner" "$BDIR/$name.json" --no-check --repeat 30 --json 2>/dev/null |
-      grep -m1 '^{' | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, /" >> "$o"
-  done < "$BDIR/bench.txt"
+  fmha_dev_time_folder "$BDIR" "$OUT/ours-$(basename "$BDIR").jsonl"
   nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader >> "$OUT/clocks.txt" 2>&1
 done
 python3 bench/nvidia/peers_h200.py "$1/bench.txt" "$OUT/peers.json"
