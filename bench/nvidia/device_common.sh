@@ -23,3 +23,28 @@ fmha_dev_time_folder() {
       grep -m1 '^{' | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, /" >> "$o"
   done < "$bdir/bench.txt"
 }
+
+# Checks matrix folder $1/$2 (make_matrix.py) against the oracle and the
+# emulation (run_matrix.sh, REPEAT=0, under a timeout): $3/results-$2.md,
+# then its summary line and the rows that did not pass on stdout.
+fmha_dev_check_set() {
+  local kdir=$1 d=$2 out=$3
+  JOBS=${JOBS:-12} REPEAT=0 CASE_TIMEOUT=200 SKIP_BUILD=1 \
+    timeout 280 bench/h200/run_matrix.sh "$kdir/$d" "/tmp/check-$d" > /dev/null 2>&1
+  cp "/tmp/check-$d/results.md" "$out/results-$d.md" 2>/dev/null
+  echo "$d: $(tail -1 "$out/results-$d.md")"
+  grep -E '^\| [^ ]+ \| (FAIL|ERROR|TIMEOUT|CRASH)' "$out/results-$d.md" | cut -d'|' -f2,3,12 | cut -c1-220
+}
+
+# compute-sanitizer memcheck on kernels $3... of folder $1, under a
+# timeout each, appended to file $2 (the last lines and the exit status).
+fmha_dev_memcheck() {
+  local dir=$1 log=$2 c
+  shift 2
+  for c in "$@"; do
+    echo "== $dir/$c" >> "$log"
+    timeout 120 compute-sanitizer --tool memcheck --leak-check no "$runner" "$dir/$c.json" \
+      2>&1 | tail -3 >> "$log"
+    echo "rc=${PIPESTATUS[0]}" >> "$log"
+  done
+}

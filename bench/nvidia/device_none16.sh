@@ -16,14 +16,10 @@ mkdir -p "$OUT"
 source bench/nvidia/device_common.sh
 fmha_dev_runner "$OUT/build.log"
 for d in n90 n90a; do
-  JOBS=12 REPEAT=0 CASE_TIMEOUT=200 SKIP_BUILD=1 \
-    timeout 280 bench/h200/run_matrix.sh "$KDIR/$d" "/tmp/none16-$d" > /dev/null 2>&1
-  cp "/tmp/none16-$d/results.md" "$OUT/results-$d.md" 2>/dev/null
-  tail -1 "$OUT/results-$d.md"
-  grep -v "| PASS |" "$OUT/results-$d.md" | grep "^| none" | cut -d'|' -f2,3,6,7,12 | cut -c1-220
+  fmha_dev_check_set "$KDIR" "$d" "$OUT"
 done
-c=$(cut -f1 "$KDIR/n90a/cases.txt" | head -1)
-{ echo "== n90a/$c"; timeout 120 compute-sanitizer --tool memcheck --leak-check no "$runner" "$KDIR/n90a/$c.json" 2>&1 | tail -3; echo "rc=${PIPESTATUS[0]}"; } > "$OUT/memcheck.txt"
+: > "$OUT/memcheck.txt"
+fmha_dev_memcheck "$KDIR/n90a" "$OUT/memcheck.txt" "$(cut -f1 "$KDIR/n90a/cases.txt" | head -1)"
 cat "$OUT/memcheck.txt"
 timeout 240 bench/nvidia/device_speed.sh "$OUT" "$KDIR"/b90a "$KDIR"/b90a-bf16 > /dev/null 2>&1
 python3 - "$OUT" <<'PY'

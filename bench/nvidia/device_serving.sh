@@ -18,20 +18,13 @@ mkdir -p "$OUT"
 source bench/nvidia/device_common.sh
 fmha_dev_runner "$OUT/build.log"
 for d in sv90 sv90a; do
-  JOBS=${JOBS:-12} REPEAT=0 CASE_TIMEOUT=200 SKIP_BUILD=1 \
-    timeout 280 bench/h200/run_matrix.sh "$KDIR/$d" "/tmp/serving-$d" > /dev/null 2>&1
-  cp "/tmp/serving-$d/results.md" "$OUT/results-$d.md" 2>/dev/null
-  grep -c '^| PASS' "$OUT/results-$d.md" | sed "s/^/$d PASS: /"
-  grep -E '^\| (FAIL|ERROR|TIMEOUT|CRASH)' "$OUT/results-$d.md" | cut -c1-200
+  fmha_dev_check_set "$KDIR" "$d" "$OUT"
 done
 : > "$OUT/memcheck.txt"
-for c in d192v128-spread-p64-csr-nhd-kv_blockscale-causal-16x16 q16-bf16-spread-p16-csr-nhd-kv_blockscale-causal-16x16 \
-         d256-spread-p1024-csr-nhd-kv_blockscale-causal-16x16; do
-  echo "== sv90a/$c" >> "$OUT/memcheck.txt"
-  timeout 120 compute-sanitizer --tool memcheck --leak-check no "$runner" "$KDIR/sv90a/$c.json" \
-    2>&1 | tail -3 >> "$OUT/memcheck.txt"
-  echo "rc=${PIPESTATUS[0]}" >> "$OUT/memcheck.txt"
-done
+fmha_dev_memcheck "$KDIR/sv90a" "$OUT/memcheck.txt" \
+  d192v128-spread-p64-csr-nhd-kv_blockscale-causal-16x16 \
+  q16-bf16-spread-p16-csr-nhd-kv_blockscale-causal-16x16 \
+  d256-spread-p1024-csr-nhd-kv_blockscale-causal-16x16
 cat "$OUT/memcheck.txt"
 timeout 240 bench/nvidia/device_speed.sh "$OUT" "$KDIR"/b90a "$KDIR"/b90a-q16 "$KDIR"/b90a-e5m2 > /dev/null 2>&1
 python3 - "$OUT" <<'PY'

@@ -200,13 +200,10 @@ DType operandType(MmaShape shape, int32_t fmt) {
   return dtypeOf(fmt);
 }
 
-/// Element e of an operand of type t (fp8: byte e; 16-bit: bytes 2e, 2e+1).
+/// Element e of an operand of type t (fp8: byte e; 16-bit: bytes 2e, 2e+1
+/// little-endian): the reference's element decode.
 double operandAt(DType t, const uint8_t *p, int64_t e) {
-  if (t == DType::BF16 || t == DType::F16) {
-    uint16_t bits = static_cast<uint16_t>(p[2 * e] | (p[2 * e + 1] << 8));
-    return t == DType::BF16 ? ref::bf16ToFloat(bits) : ref::f16ToFloat(bits);
-  }
-  return ref::decodeFp8(t, p[e]);
+  return ref::loadElement(t, p, static_cast<size_t>(e));
 }
 
 /// One MMA over the wave's lanes, from the documented fragment layouts.

@@ -29,14 +29,19 @@ using namespace mlir::fmha;
 
 namespace {
 
-/// Bytes of the kernel's K/V cache element (its fmha.gather_kv tiles): 1
-/// for fp8, 2 for bf16 / f16; 1 when it has none (checkKernel reports it).
+/// The kernel's K/V cache element type (its fmha.gather_kv tiles), or null
+/// when it has none.
+Type kvElemType(gpu::GPUFuncOp kernel) {
+  Type elem;
+  kernel.walk([&](GatherKVOp g) { elem = g.getTile().getType().getElementType(); });
+  return elem;
+}
+
+/// Bytes of that element: 1 for fp8, 2 for bf16 / f16; 1 without one
+/// (checkKernel reports it).
 int64_t kvElemBytes(gpu::GPUFuncOp kernel) {
-  int64_t bytes = 1;
-  kernel.walk([&](GatherKVOp g) {
-    bytes = g.getTile().getType().getElementTypeBitWidth() / 8;
-  });
-  return bytes;
+  Type elem = kvElemType(kernel);
+  return elem ? elem.getIntOrFloatBitWidth() / 8 : 1;
 }
 
 struct ConvertFmhaToGPUPass
@@ -51,10 +56,7 @@ struct ConvertFmhaToGPUPass
       return kernel.emitOpError()
              << "was outlined for chip '" << cfg.getChip()
              << "' but convert-fmha-to-gpu targets '" << chip << "'";
-    Type kvElem;
-    kernel.walk([&](GatherKVOp g) {
-      kvElem = g.getTile().getType().getElementType();
-    });
+    Type kvElem = kvElemType(kernel);
     if (!kvElem)
       return kernel.emitOpError("convert-fmha-to-gpu: kernel has no KV gather");
     auto prefix = "convert-fmha-to-gpu (" + chip + "): ";
