@@ -1,5 +1,6 @@
 //===- Compile.cpp - request to GPU code object and manifest --------------===//
 #include "fmha/Compile/Compile.h"
+#include "fmha/Transforms/Passes.h"
 
 #include "fmha/Conversion/OutlineKernel/KernelAbi.h"
 #include "fmha/Conversion/Passes.h"
@@ -15,6 +16,7 @@
 #include "fmha/Target/ToolkitConfig.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -213,6 +215,9 @@ FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
     j.attribute("kernarg_size", kernarg);
     j.attribute("kernarg_align", 8);
     j.attribute("lds_bytes", res.ldsBytes);
+    // All of it dynamic (fmha-shared-to-dynamic): the launcher passes it as
+    // sharedMemBytes (docs/ABI.md).
+    j.attribute("dynamic_shared_bytes", res.ldsBytes);
   });
   os << "\n";
   return res;
@@ -305,10 +310,18 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   if (std::optional<ArrayRef<int32_t>> bs = kernel.getKnownBlockSize())
     for (int i = 0; i < 3; ++i)
       res.workgroup[i] = (*bs)[i];
-  for (BlockArgument wg : kernel.getWorkgroupAttributions()) {
+  // The workgroup buffers as the NVIDIA back half lays them out in one
+  // dynamic block (fmha-shared-to-dynamic: each at its alignment); the AMD
+  // manifest takes the code object's own group segment size.
+  SmallVector<std::pair<int64_t, int64_t>> buffers;
+  for (auto [i, wg] : llvm::enumerate(kernel.getWorkgroupAttributions())) {
     auto mt = cast<MemRefType>(wg.getType());
-    res.ldsBytes += mt.getNumElements() * mt.getElementTypeBitWidth() / 8;
+    auto align = kernel.getWorkgroupAttributionAttr(
+        i, LLVM::LLVMDialect::getAlignAttrName());
+    buffers.push_back({mt.getNumElements() * mt.getElementTypeBitWidth() / 8,
+                       align ? cast<IntegerAttr>(align).getInt() : 0});
   }
+  sharedLayout(buffers, res.ldsBytes);
   auto cfg = kernel->getAttrOfType<ConfigAttr>(kGridConfigAttr);
   int64_t blockM = cfg ? cfg.getBlockM() : 0;
   int64_t maxQ = 0;

@@ -1,6 +1,7 @@
 //===- NVVM.cpp - PTX for NVIDIA Hopper (sm_90) ---------------------------===//
 #include "fmha/Target/NVVM.h"
 #include "fmha/Target/GPUTarget.h"
+#include "fmha/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -38,6 +39,9 @@ void mlir::fmha::buildNVVMToLLVMPassPipeline(OpPassManager &pm) {
   gpuPm.addPass(createSCFToControlFlowPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
+  // Every workgroup buffer in one dynamic shared memory block: static
+  // shared memory stops at 48 KiB (docs/ABI.md, "dynamic_shared_bytes").
+  gpuPm.addPass(fmha::createSharedToDynamicPass());
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

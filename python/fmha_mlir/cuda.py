@@ -29,6 +29,10 @@ class CudaError(RuntimeError):
 _cuda = None
 
 
+# CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+_MAX_DYNAMIC_SHARED = 8
+
+
 def _driver():
     global _cuda
     if _cuda is None:
@@ -64,6 +68,12 @@ class Launcher:
         self.function = ctypes.c_void_p()
         _check(cu.cuModuleGetFunction(ctypes.byref(self.function), self.module,
                                       self.manifest["kernel"].encode()), "cuModuleGetFunction")
+        # All of an NVIDIA kernel's shared memory is dynamic (docs/ABI.md);
+        # above 48 KiB the function must allow it first.
+        self.shared = int(self.manifest.get("dynamic_shared_bytes", 0))
+        if self.shared > 48 * 1024:
+            _check(cu.cuFuncSetAttribute(self.function, _MAX_DYNAMIC_SHARED, self.shared),
+                   "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
 
     def check(self, tensors):
         """The tensors' buffers, checked against the manifest (_abi.check)."""
@@ -91,5 +101,5 @@ class Launcher:
         # cuLaunchKernel copies the parameters (also when a CUDA graph is
         # being captured), so `values` need only outlive the call.
         _check(self._cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2],
-                                       block[0], block[1], block[2], 0,
+                                       block[0], block[1], block[2], self.shared,
                                        ctypes.c_void_p(stream), params, None), "cuLaunchKernel")

@@ -113,6 +113,8 @@ struct Manifest {
   bool hasConfig = false;
   std::vector<Arg> args;
   uint64_t kernargSize = 0, kernargAlign = 8, ldsBytes = 0;
+  /// Shared memory the launch passes (NVIDIA: all of it is dynamic).
+  uint64_t dynamicSharedBytes = 0;
   std::array<uint32_t, 3> workgroup{}, grid{};
   std::array<std::string, 3> gridFormula; ///< "" when absent
 };
@@ -452,7 +454,8 @@ inline std::string readManifest(const json::Value &root, Manifest &m,
       f.u64("kernarg_size", m.kernargSize) &&
       f.u64("kernarg_align", m.kernargAlign, false) &&
       f.dim3("workgroup", m.workgroup) && f.dim3("grid_for_request", m.grid) &&
-      f.u64("lds_bytes", m.ldsBytes, false);
+      f.u64("lds_bytes", m.ldsBytes, false) &&
+      f.u64("dynamic_shared_bytes", m.dynamicSharedBytes, false);
   if (!err.empty())
     return err;
   if (format != kFormat)

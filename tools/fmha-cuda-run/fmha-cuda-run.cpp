@@ -400,6 +400,7 @@ struct Cuda {
   int (*deviceGetName)(char *, int, int) = nullptr;
   int (*deviceGetAttribute)(int *, int, int) = nullptr;
   int (*funcGetAttribute)(int *, int, Function) = nullptr;
+  int (*funcSetAttribute)(Function, int, int) = nullptr;
   int (*moduleUnload)(Module) = nullptr;
   int (*primaryCtxRelease)(int) = nullptr;
 
@@ -408,7 +409,8 @@ struct Cuda {
                        kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6,
                        kJitLogVerbose = 12;
   static constexpr int kAttrMaxThreadsPerBlock = 0, kAttrSharedSizeBytes = 1,
-                       kAttrLocalSizeBytes = 3, kAttrNumRegs = 4;
+                       kAttrLocalSizeBytes = 3, kAttrNumRegs = 4,
+                       kAttrMaxDynamicSharedSizeBytes = 8;
   static constexpr int kDevAttrMultiprocessorCount = 16, kDevAttrCcMajor = 75,
                        kDevAttrCcMinor = 76;
 
@@ -489,6 +491,7 @@ std::string resolveCuda(void *lib, Cuda &c) {
   sym(c.deviceGetName, {"cuDeviceGetName"}, false);
   sym(c.deviceGetAttribute, {"cuDeviceGetAttribute"}, false);
   sym(c.funcGetAttribute, {"cuFuncGetAttribute"}, false);
+  sym(c.funcSetAttribute, {"cuFuncSetAttribute"}, false);
   sym(c.moduleUnload, {"cuModuleUnload"}, false);
   sym(c.primaryCtxRelease,
       {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}, false);
@@ -796,7 +799,7 @@ int run() {
                        " is for " + (m.chip.empty() ? "?" : m.chip) +
                        "; device " + std::to_string(opt.device) + " is " +
                        devName + ", " + devChip + ")";
-    if (m.ldsBytes > 48 * 1024)
+    if (m.ldsBytes > 48 * 1024 && m.dynamicSharedBytes < m.ldsBytes)
       hint += "; note: \"lds_bytes\" is " + std::to_string(m.ldsBytes) +
               ", over the 48 KiB of static shared memory CUDA allows";
     int rc = cudaFailed("cuModuleLoadDataEx", e, hint);
@@ -825,11 +828,27 @@ int run() {
     attr(sharedBytes, Cuda::kAttrSharedSizeBytes);
     attr(maxThreads, Cuda::kAttrMaxThreadsPerBlock);
   }
-  if (sharedBytes >= 0 && m.ldsBytes && uint64_t(sharedBytes) != m.ldsBytes)
+  if (sharedBytes >= 0 && m.ldsBytes &&
+      uint64_t(sharedBytes) + m.dynamicSharedBytes != m.ldsBytes)
     std::fprintf(stderr,
                  "fmha-cuda-run: note: the kernel has %d bytes of static "
-                 "shared memory, the manifest's \"lds_bytes\" says %llu\n",
-                 sharedBytes, static_cast<unsigned long long>(m.ldsBytes));
+                 "shared memory and the manifest %llu dynamic, its "
+                 "\"lds_bytes\" says %llu\n",
+                 sharedBytes, static_cast<unsigned long long>(m.dynamicSharedBytes),
+                 static_cast<unsigned long long>(m.ldsBytes));
+  // Dynamic shared memory over 48 KiB is allowed only once the function
+  // says so (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+  if (m.dynamicSharedBytes > 48 * 1024) {
+    if (!cu.funcSetAttribute)
+      return fail(3, "the kernel needs " + std::to_string(m.dynamicSharedBytes) +
+                         " bytes of dynamic shared memory and the driver has no "
+                         "cuFuncSetAttribute; nothing was launched");
+    if (int e = cu.funcSetAttribute(fn, Cuda::kAttrMaxDynamicSharedSizeBytes,
+                                    int(m.dynamicSharedBytes)))
+      return cudaFailed("cuFuncSetAttribute", e,
+                        " (" + std::to_string(m.dynamicSharedBytes) +
+                            " bytes of dynamic shared memory)");
+  }
   uint64_t threads = uint64_t(m.workgroup[0]) * m.workgroup[1] * m.workgroup[2];
   if (maxThreads >= 0 && threads > uint64_t(maxThreads))
     return fail(3, "kernel '" + m.kernel + "' can run at most " +
@@ -877,16 +896,16 @@ int run() {
     if (a.field == Field::Pointer)
       std::memcpy(&kernarg[a.offset], &find(a.tensor).dev, 8);
 
-  // One launch; the kernarg buffer goes through `extra`. Shared memory is
-  // static (in the PTX), so no dynamic shared memory.
+  // One launch; the kernarg buffer goes through `extra`; the manifest's
+  // dynamic shared memory (docs/ABI.md).
   size_t kernargBytes = kernarg.size();
   void *extra[] = {reinterpret_cast<void *>(1), kernarg.data(), // BUFFER_POINTER
                    reinterpret_cast<void *>(2), &kernargBytes,  // BUFFER_SIZE
                    reinterpret_cast<void *>(0)};                // END
   auto launch = [&]() {
     return cu.launchKernel(fn, m.grid[0], m.grid[1], m.grid[2], m.workgroup[0],
-                           m.workgroup[1], m.workgroup[2], 0, nullptr, nullptr,
-                           extra);
+                           m.workgroup[1], m.workgroup[2],
+                           unsigned(m.dynamicSharedBytes), nullptr, nullptr, extra);
   };
   bool gridEmpty = !(m.grid[0] && m.grid[1] && m.grid[2]);
   double firstMs = 0;

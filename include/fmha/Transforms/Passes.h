@@ -4,6 +4,11 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <cstdint>
+#include <utility>
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
 namespace mlir {
 class RewritePatternSet;
 
@@ -19,6 +24,16 @@ namespace fmha {
 /// saturate it).
 void populateExpandFp8ArithPatterns(RewritePatternSet &patterns,
                                     bool saturateInf = false);
+
+/// The layout fmha-shared-to-dynamic gives workgroup buffers of (bytes,
+/// alignment) in this order: each at the next multiple of its alignment
+/// (16 when 0). Returns the offsets and sets `total` (0 for none).
+llvm::SmallVector<int64_t>
+sharedLayout(llvm::ArrayRef<std::pair<int64_t, int64_t>> sizeAndAlign,
+             int64_t &total);
+
+/// The external global fmha-shared-to-dynamic places the buffers in.
+inline constexpr const char *kDynamicSharedSymbol = "fmha_dynamic_shared";
 
 #define GEN_PASS_REGISTRATION
 #include "fmha/Transforms/Passes.h.inc"

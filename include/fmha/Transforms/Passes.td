@@ -104,4 +104,40 @@ def ExpandTanhPass : Pass<"fmha-expand-tanh"> {
                            "::mlir::math::MathDialect"];
 }
 
+def SharedToDynamicPass : Pass<"fmha-shared-to-dynamic"> {
+  let summary = "Place a module's workgroup (address space 3) globals in one dynamic shared memory block";
+  let description = [{
+    CUDA allows a kernel 48 KiB of static shared memory (`.shared` arrays in
+    the PTX); more must be dynamic: one `.extern .shared` array whose size
+    the launcher passes (`sharedMemBytes`, and
+    `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` above 48 KiB). This pass
+    runs on the LLVM dialect after `convert-gpu-to-nvvm`, which turns each
+    `gpu.func` workgroup attribution into an internal `llvm.mlir.global` in
+    address space 3. It lays those globals out one after the other in the
+    order they are declared, each at the next multiple of its alignment (16
+    when it has none), replaces every `llvm.mlir.addressof` of one with a
+    byte offset (`llvm.getelementptr inbounds`) into a single external
+    global `@fmha_dynamic_shared` (`!llvm.array<0 x i8>`, address space 3,
+    aligned to the largest alignment, at least 16), and erases them.
+    `sharedLayout` (include/fmha/Transforms/Passes.h) gives the same offsets
+    and total, so the manifest states the bytes a launcher passes
+    (`"dynamic_shared_bytes"`, docs/ABI.md). A global with an initializer,
+    or a non-array one, is an error.
+
+    Before:
+    ```mlir
+    llvm.mlir.global internal @__wg_k_0() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<8192 x i8>
+    llvm.mlir.global internal @__wg_k_1() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<100 x i8>
+    %0 = llvm.mlir.addressof @__wg_k_1 : !llvm.ptr<3>
+    ```
+    After:
+    ```mlir
+    llvm.mlir.global external @fmha_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+    %b = llvm.mlir.addressof @fmha_dynamic_shared : !llvm.ptr<3>
+    %0 = llvm.getelementptr inbounds %b[8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // FMHA_TRANSFORMS_PASSES_TD

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -202,6 +203,21 @@ MOCK_API int cuFuncGetAttribute(int *v, int attr, void *fn) {
   return kInvalidValue;
 }
 
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (8): the driver's rule,
+/// a launch may pass more than 48 KiB of dynamic shared memory only up to
+/// what was set here (at most 227 KiB on sm_90).
+int maxDynamicShared = 48 * 1024;
+
+MOCK_API int cuFuncSetAttribute(void *fn, int attr, int v) {
+  if (fn != &kernelName)
+    return kInvalidHandle;
+  if (attr != 8 || v < 0 || v > 227 * 1024)
+    return kInvalidValue;
+  maxDynamicShared = v;
+  std::fprintf(stderr, "mock: max dynamic shared memory %d\n", v);
+  return kSuccess;
+}
+
 MOCK_API int cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   if (!bytes)
     return kInvalidValue;
@@ -244,7 +260,8 @@ MOCK_API int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                             unsigned bx, unsigned by, unsigned bz,
                             unsigned shared, void *stream, void **params,
                             void **extra) {
-  if (fn != &kernelName || params || !extra)
+  if (fn != &kernelName || params || !extra ||
+      shared > unsigned(std::max(maxDynamicShared, 48 * 1024)))
     return kInvalidValue;
   // Only the first launch is printed; later ones (warm-ups, timing) count.
   if (launches++)
