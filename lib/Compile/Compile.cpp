@@ -271,7 +271,7 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   // Front half: the kernel at the gpu/amdgpu/rocdl level.
   // (the same builder the pipelines and the lane emulator use).
   PassManager front(&ctx);
-  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds, opt.peel);
+  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds, opt.peel, opt.pipeline);
   if (failed(front.run(*module)))
     return failure();
 

@@ -183,12 +183,20 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
 }
 
 void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
-                                         bool folds, bool peel) {
+                                         bool folds, bool peel, bool pipeline) {
   buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false, peel);
   // The soft cap's tanh as exp2 and arith: no device library on a GPU.
   pm.addPass(fmha::createExpandTanhPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // sm_90a: the full tiles' K and V staged one tile ahead by cp.async into
+  // a 2-stage ring (dynamic shared memory, fmha-shared-to-dynamic).
+  const ChipInfo *info = lookupChip(chip);
+  if (pipeline && info && info->warpgroupMma) {
+    pm.addPass(createFmhaPipelineKVStages());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   OutlineKernelOptions outline;
   outline.chip = chip.str();
   pm.addPass(createOutlineKernel(outline));
@@ -206,7 +214,8 @@ void fmha::buildLanesToLLVMPipeline(OpPassManager &pm, bool checkBounds) {
 
 void fmha::buildFmhaToLanesPipeline(OpPassManager &pm,
                                     const GPUPipelineOptions &options) {
-  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds, options.peel);
+  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds, options.peel,
+                                options.pipeline);
   buildLanesToLLVMPipeline(pm);
 }
 

@@ -11,6 +11,8 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
@@ -24,7 +26,7 @@ void mlir::fmha::registerNVVMTargetDependencies(DialectRegistry &registry) {
   // The dialects and to-LLVM interfaces both back halves need (the shared
   // conversion emits the same upstream ops), plus NVVM's.
   registerGPUTargetDependencies(registry);
-  registry.insert<NVVM::NVVMDialect>();
+  registry.insert<NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   registerConvertNVVMToLLVMInterface(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerNVVMDialectTranslation(registry);
@@ -37,6 +39,8 @@ void mlir::fmha::buildNVVMToLLVMPassPipeline(OpPassManager &pm) {
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
+  // The staged tiles' cp.async copies (nvgpu.device_async_copy).
+  gpuPm.addPass(createConvertNVGPUToNVVMPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
   // Every workgroup buffer in one dynamic shared memory block: static

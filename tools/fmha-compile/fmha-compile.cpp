@@ -48,6 +48,11 @@ static cl::opt<bool> optCompileNoPeel(
     "no-peel",
     cl::desc("skip fmha-peel-masked-tiles: every KV tile masked (measurements)"),
     cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optCompileNoPipeline(
+    "no-pipeline",
+    cl::desc("sm_90a: skip fmha-pipeline-kv-stages: every K/V tile staged "
+             "synchronously (measurements)"),
+    cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
     "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
                       "/usr/local/cuda/bin); exit 3 without it"),
@@ -106,6 +111,7 @@ int main(int argc, char **argv) {
   opts.toolkit = optToolkit;
   opts.folds = !optCompileNoFolds;
   opts.peel = !optCompileNoPeel;
+  opts.pipeline = !optCompileNoPipeline;
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;
   FailureOr<mlir::fmha::CompileResult> res =

@@ -32,6 +32,9 @@ struct CompileOptions {
   bool folds = true;
   /// fmha-peel-masked-tiles (false masks every KV tile; for measurements).
   bool peel = true;
+  /// sm_90a: fmha-pipeline-kv-stages (false stages every tile synchronously;
+  /// for measurements).
+  bool pipeline = true;
   /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
   unsigned linkSeconds = kDefaultLinkSeconds;
 };

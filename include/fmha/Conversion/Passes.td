@@ -169,7 +169,7 @@ def ConvertFmhaToGPU : Pass<"convert-fmha-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::NVVM::NVVMDialect", "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::nvgpu::NVGPUDialect"];
 }
 
 

@@ -66,6 +66,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "peel",
       llvm::cl::desc("run fmha-peel-masked-tiles (full tiles without a mask)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> pipeline{
+      *this, "pipeline",
+      llvm::cl::desc("sm_90a: run fmha-pipeline-kv-stages (the full tiles' "
+                     "K/V staged one tile ahead by cp.async)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("what gpu-module-to-binary makes: bin (HSACO), isa "
@@ -137,7 +142,8 @@ void buildFmhaToHostPipeline(OpPassManager &pm,
 /// convert-fmha-to-gpu{chip}. Ends at the
 /// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
 void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
-                                   bool folds, bool peel = true);
+                                   bool folds, bool peel = true,
+                                   bool pipeline = true);
 
 /// fmha-to-lanes-pipeline: the lane emulator's compile (docs/LANE_EMULATOR.md).
 /// The GPU front half for the chip, then fmha-lanes-to-host and the host

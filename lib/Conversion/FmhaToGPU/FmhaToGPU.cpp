@@ -84,6 +84,14 @@ struct ConvertFmhaToGPUPass
              << " bytes of workgroup memory (block_n " << cfg.getBlockN()
              << " x (D + Dv) " << (fp8 ? "fp8" : "16-bit") << " values), more than the "
              << tileTarget->sharedMemoryBytesPerBlock() << " one workgroup may have";
+    // The rings of fmha-pipeline-kv-stages come on top, up to what the
+    // launcher can allow (dynamic shared memory on NVIDIA).
+    if (int64_t rings = ringBytes(kernel);
+        rings && ldsBytes + rings > tileTarget->maxSharedMemoryBytesPerBlock())
+      return kernel.emitOpError(prefix)
+             << "the K and V tiles and their stage rings need " << ldsBytes + rings
+             << " bytes of workgroup memory, more than the "
+             << tileTarget->maxSharedMemoryBytesPerBlock() << " one workgroup may have";
     return success();
   }
 

@@ -255,6 +255,16 @@ int64_t LaneContext::ldsTileOffset(const ValueForm &f, int64_t row,
   return (col / w) * f.ldsRows * w + row * w + col % w;
 }
 
+Value LaneContext::ringStage(ImplicitLocOpBuilder &b, const Ring &ring,
+                             Value slot) const {
+  Value shift = arith::MulIOp::create(
+      b, laneToIndex(b, slot), arith::ConstantIndexOp::create(b, ring.stageBytes));
+  auto bufT = cast<MemRefType>(ring.buffer.getType());
+  auto stageT = MemRefType::get({ring.stageBytes}, bufT.getElementType(), AffineMap(),
+                                bufT.getMemorySpace());
+  return memref::ViewOp::create(b, stageT, ring.buffer, shift, ValueRange{});
+}
+
 Value LaneContext::ldsAddress(ImplicitLocOpBuilder &b, Value lds) const {
   Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, lds);
   return arith::IndexCastUIOp::create(b, b.getI64Type(), p);

@@ -10,6 +10,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::fmha;
 
@@ -51,6 +53,18 @@ int64_t mlir::fmha::stagedKVBytes(gpu::GPUFuncOp kernel) {
       bytes += n;
   }
   return bytes + kvLoopBytes;
+}
+
+int64_t mlir::fmha::ringBytes(gpu::GPUFuncOp kernel) {
+  std::map<int64_t, int64_t> rings;
+  kernel.walk([&](StageKVOp s) {
+    auto t = cast<VectorType>(s.getTileType());
+    rings[s.getRing()] = s.getStages() * t.getNumElements() * t.getElementTypeBitWidth() / 8;
+  });
+  int64_t bytes = 0;
+  for (auto [ring, n] : rings)
+    bytes += n;
+  return bytes;
 }
 
 bool LaneForms::isSplat(Value v) {
@@ -231,17 +245,9 @@ LogicalResult LaneForms::visit(Operation *op) {
     f.atoms = atomsOf(x.getResult());
     return set(x.getResult(), f);
   }
-  if (auto x = dyn_cast<GatherKVOp>(op)) {
-    bool isK = false, isV = false;
-    for (Operation *u : x->getUsers()) {
-      auto mma = dyn_cast<TileMmaOp>(u);
-      if (!mma || mma.getRhs() != x.getTile())
-        return fail("KV tiles may only feed tile_mma as its right operand");
-      (mma.getTransposeRhs() ? isK : isV) = true;
-    }
-    if (isK == isV)
-      return fail("a KV tile must be used as exactly one of K and V");
-    VectorType t = x.getTile().getType();
+  // A tile's shape in 16-byte chunks, and the cache a gather or a stage
+  // reads (the page ids it takes, the page size).
+  auto checkTile = [&](VectorType t) -> LogicalResult {
     int64_t bn = t.getDimSize(0), d = t.getDimSize(1);
     if (t.getElementType() != layout->atom.aElem)
       return fail("cache type ") << t.getElementType() << " differs from the MMA's "
@@ -253,19 +259,54 @@ LogicalResult LaneForms::visit(Operation *op) {
     if ((d * eb) % chunk || (bn * perRow) % threads || (bn & (bn - 1)))
       return fail("tile ") << bn << "x" << d << " does not split into 16-byte "
                            << "chunks over " << threads << " threads";
-    if (isa<VectorType>(x.getIds().getType()) &&
-        !x.getIds().getDefiningOp<PageIdsOp>())
+    return success();
+  };
+  auto checkCache = [&](Value cache, Value idsV, KVLayout kvLayout) -> LogicalResult {
+    if (isa<VectorType>(idsV.getType()) && !idsV.getDefiningOp<PageIdsOp>())
       return fail("per-token page ids must come from fmha.page_ids of the "
                   "same tile (run fmha-prefetch-page-ids with per-token=false)");
     // The slot of a key in its page is key % P, P the cache's page dim.
-    auto cacheT = cast<MemRefType>(x.getCache().getType());
-    int64_t pageDim = cacheT.getDimSize(x.getKvLayout() == KVLayout::NHD ? 1 : 2);
+    auto cacheT = cast<MemRefType>(cache.getType());
+    int64_t pageDim = cacheT.getDimSize(kvLayout == KVLayout::NHD ? 1 : 2);
     if (ShapedType::isDynamic(pageDim))
       return fail("the cache's page dimension must be static");
-    if (auto ids = x.getIds().getDefiningOp<PageIdsOp>();
+    if (auto ids = idsV.getDefiningOp<PageIdsOp>();
         ids && static_cast<int64_t>(ids.getPageSize()) != pageDim)
       return fail("page_ids has page_size ")
              << ids.getPageSize() << " but the cache's pages hold " << pageDim;
+    return success();
+  };
+  if (auto x = dyn_cast<StageKVOp>(op)) {
+    if (!ti->hasAsyncCopies())
+      return fail("fmha.stage_kv needs asynchronous copies into shared "
+                  "memory, which this chip's lowering does not have");
+    auto t = cast<VectorType>(x.getTileType());
+    if (failed(checkTile(t)) || failed(checkCache(x.getCache(), x.getIds(), x.getKvLayout())))
+      return failure();
+    return success();
+  }
+  if (isa<GatherKVOp, StagedKVOp>(op)) {
+    Value tile = op->getResult(0);
+    bool isK = false, isV = false;
+    for (Operation *u : tile.getUsers()) {
+      auto mma = dyn_cast<TileMmaOp>(u);
+      if (!mma || mma.getRhs() != tile)
+        return fail("KV tiles may only feed tile_mma as its right operand");
+      (mma.getTransposeRhs() ? isK : isV) = true;
+    }
+    if (isK == isV)
+      return fail("a KV tile must be used as exactly one of K and V");
+    VectorType t = cast<VectorType>(tile.getType());
+    int64_t bn = t.getDimSize(0), d = t.getDimSize(1);
+    int64_t eb = layout->atom.elemBytes;
+    if (failed(checkTile(t)))
+      return failure();
+    if (auto x = dyn_cast<GatherKVOp>(op);
+        x && failed(checkCache(x.getCache(), x.getIds(), x.getKvLayout())))
+      return failure();
+    if (isa<StagedKVOp>(op) && !ti->hasAsyncCopies())
+      return fail("fmha.staged_kv needs asynchronous copies into shared "
+                  "memory, which this chip's lowering does not have");
     if (isV && !fitBits(bn, [&](int64_t key) { return ti->pvKeyPosition(key); }))
       return fail("pvKeyPosition is not linear in the key bits");
     if (isK && !runStartsAligned(layout->kvRuns))
@@ -289,7 +330,7 @@ LogicalResult LaneForms::visit(Operation *op) {
         return fail("the warpgroup MMA's N (")
                << f.ldsRows << ") must be a multiple of 8 up to 256";
     }
-    return set(x.getTile(), f);
+    return set(tile, f);
   }
   if (auto x = dyn_cast<TileMmaOp>(op)) {
     if (!has(x.getLhs()) || !has(x.getRhs()) || !has(x.getAcc()))

@@ -71,7 +71,7 @@ struct LdsBarriers {
   }
   void visit(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
-      if (isa<GatherKVOp>(op) || (isa<LoadRowsOp>(op) && ti.warpgroupMma())) {
+      if (isa<GatherKVOp, StagedKVOp>(op) || (isa<LoadRowsOp>(op) && ti.warpgroupMma())) {
         if (read)
           barrierBefore(&op);
         read = false;
@@ -196,12 +196,48 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   // each iteration ends with a barrier after its LDS reads.
   std::map<std::tuple<int64_t, int64_t, int64_t>, Value> shared;
   llvm::DenseMap<Operation *, int64_t> stagedInLoop;
+  auto alignOf = [&](int64_t rowBytes) {
+    // A swizzled tile is read by the warpgroup MMA through descriptors that
+    // assume the swizzle pattern starts at a 1024-byte boundary; any other
+    // starts at 16, which its 16-byte aligned chunk stores and reads claim
+    // (an i8 array is otherwise declared with alignment 1).
+    return IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                            ti.ldsSwizzleBytes(rowBytes) ? 1024 : 16);
+  };
+  auto workgroupBytes = [&](int64_t n, Location loc, int64_t rowBytes) {
+    auto t = MemRefType::get(
+        {n}, IntegerType::get(kernel.getContext(), 8), AffineMap(),
+        gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
+    Value v = kernel.addWorkgroupAttribution(t, loc);
+    kernel.setWorkgroupAttributionAttr(kernel.getNumWorkgroupAttributions() - 1,
+                                       LLVM::LLVMDialect::getAlignAttrName(),
+                                       alignOf(rowBytes));
+    return v;
+  };
+  // The rings of fmha.stage_kv: `stages` tiles each, in K's row-major form
+  // (a staged V is transposed out of its stage by fmha.staged_kv).
+  kernel.walk([&](StageKVOp s) {
+    if (lc.rings.count(s.getRing()))
+      return;
+    auto t = cast<VectorType>(s.getTileType());
+    LaneContext::Ring ring;
+    ring.form = ValueForm{FormKind::KV};
+    ring.form.ldsRows = t.getDimSize(0);
+    ring.form.ldsCols = t.getDimSize(1) * layout->atom.elemBytes;
+    ring.stages = s.getStages();
+    ring.stageBytes = ring.form.ldsRows * ring.form.ldsCols;
+    ring.buffer = workgroupBytes(ring.stages * ring.stageBytes, s.getLoc(),
+                                 ring.form.ldsCols);
+    lc.rings[s.getRing()] = ring;
+  });
   kernel.walk([&](Operation *g) {
-    if (!isa<GatherKVOp, LoadRowsOp>(g))
+    if (!isa<GatherKVOp, LoadRowsOp, StagedKVOp>(g))
       return;
     const ValueForm *fp = forms.lookup(g->getResult(0));
     if (!fp || fp->kind != FormKind::KV)
       return; // Q in operand registers
+    if (isa<StagedKVOp>(g) && !fp->isV)
+      return; // K: read in its ring stage
     const ValueForm &f = *fp;
     Operation *parent = g->getParentOp();
     std::optional<std::tuple<int64_t, int64_t, int64_t>> slot;
@@ -212,21 +248,9 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
         return;
       }
     }
-    auto ldsT = MemRefType::get(
-        {f.ldsRows * f.ldsCols}, IntegerType::get(kernel.getContext(), 8),
-        AffineMap(),
-        gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
-    lc.lds[g] = kernel.addWorkgroupAttribution(ldsT, g->getLoc());
+    lc.lds[g] = workgroupBytes(f.ldsRows * f.ldsCols, g->getLoc(), f.ldsCols);
     if (slot)
       shared[*slot] = lc.lds[g];
-    // A swizzled tile is read by the warpgroup MMA through descriptors that
-    // assume the swizzle pattern starts at a 1024-byte boundary; any other
-    // starts at 16, which its 16-byte aligned chunk stores and reads claim
-    // (an i8 array is otherwise declared with alignment 1).
-    kernel.setWorkgroupAttributionAttr(
-        kernel.getNumWorkgroupAttributions() - 1, LLVM::LLVMDialect::getAlignAttrName(),
-        IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
-                         ti.ldsSwizzleBytes(f.ldsCols) ? 1024 : 16));
   });
   // fmha.quantize_tile: one f32 per wave for the workgroup's amax.
   kernel.walk([&](QuantizeTileOp q) {

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -344,8 +345,177 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
   }
 };
 
-struct GatherKVPattern : LanePattern<GatherKVOp> {
-  using LanePattern::LanePattern;
+/// Where the chunks of one K/V tile come from (emitKVTile).
+struct KVTileSource {
+  /// The 16-byte chunk at byte column c16 of tile row r, through `view` at
+  /// row `inView` when a view is given.
+  std::function<Value(Value r, Value c16, Value view, Value inView)> load;
+  /// K only: instead of load and store, start a copy of the chunk to LDS
+  /// byte `at` (fmha.stage_kv's asynchronous copies).
+  std::function<void(Value r, Value c16, Value at)> copy;
+  /// The tile's bounded view of its rows, or null.
+  Value view;
+  /// For per-token ids, the bounded view of `waveRows` rows from key
+  /// `first` when those rows lie in one page (else null); null when the
+  /// chip has no bounded views.
+  std::function<Value(int64_t waveRows, Value first)> waveView;
+  /// The tile's first key, and the cache's page size (for waveView).
+  Value start;
+  int64_t pageSize = 0;
+};
+
+/// A K/V tile of bn rows (in form f) staged in `lds`: each lane's 16-byte
+/// chunks, K row-major (swizzled where the chip swizzles), V transposed at
+/// the chip's pvKeyPosition, the keys of one word transposed in registers.
+void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm &f,
+                int64_t bn, Value lds, KVTileSource &src) {
+  int64_t threads = lc.cfg.getWarps() * lc.layout.wave;
+  int64_t eb = lc.layout.atom.elemBytes;
+  int64_t chunk = 16, perRow = (f.isV ? f.ldsRows : f.ldsCols / eb) * eb / chunk;
+  auto loadChunk = src.load;
+  Value rows = src.view, start = src.start;
+  // V: the keys of one word of V^T's key axis (LaneLayout.h, planVWords:
+  // 4 keys on AMDGPU and sm_90) are transposed in registers and written as
+  // one word per d.
+  VWordPlan words;
+  std::optional<BitLinear> pos;
+  if (f.isV) {
+    pos = fitBits(bn, [&](int64_t key) { return lc.ti.pvKeyPosition(key); });
+    words = planVWords(lc.ti, bn, f.ldsCols, perRow, threads);
+  }
+  int64_t keysPer = words.keys;
+  bool byKeyGroup = f.isV && lc.ti.transposeByKeyGroups();
+  int64_t groups = (bn / keysPer) * perRow;
+  // Per-token ids on tiles of whole pages: the rows one wave loads in one
+  // step (wave / perRow * keysPer of them, from a multiple of that) lie in
+  // one page when the page holds a whole number of such runs, so their
+  // page id is wave-uniform and they are read through a bounded view from
+  // the wave's first key (K at pages of 8 keys or more for D 128, V at 32).
+  int64_t waveRows = lc.layout.wave / perRow * keysPer;
+  bool waveUniform = src.waveView && !byKeyGroup &&
+                     lc.layout.wave % perRow == 0 && threads % perRow == 0 &&
+                     src.pageSize % waveRows == 0;
+  Value laneRow; // the lane's first row in its wave's run
+  if (waveUniform)
+    laneRow = arith::MulIOp::create(
+        b, arith::DivUIOp::create(b, lc.laneV, laneConstI32(b, perRow)),
+        laneConstI32(b, keysPer));
+  // K: every chunk's load before the first LDS store, with a scheduling
+  // fence between, so that the loads are in flight together (LLVM
+  // otherwise pairs each load with its store to save registers, and the
+  // wave waits for each load in turn: on gfx950 four waits of the full
+  // load latency per tile).
+  SmallVector<std::pair<Value, Value>> staged; // (chunk, LDS offset)
+  auto storeStaged = [&] {
+    if (staged.size() > 1)
+      lc.ti.schedulingFence(b, b.getLoc());
+    for (auto [v, at] : staged)
+      vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)},
+                              /*nontemporal=*/false, llvm::Align(chunk));
+  };
+  for (int64_t i = 0; i < groups / threads; ++i) {
+    Value g = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, i * threads));
+    // Share g: word q of chunk c (by key group: q = g % words, else
+    // q = g / chunks per row); r0 is the word's base key.
+    int64_t nq = bn / keysPer;
+    Value q = byKeyGroup ? Value(arith::RemUIOp::create(b, g, laneConstI32(b, nq)))
+                         : Value(arith::DivUIOp::create(b, g, laneConstI32(b, perRow)));
+    Value ci = byKeyGroup ? Value(arith::DivUIOp::create(b, g, laneConstI32(b, nq)))
+                          : Value(arith::RemUIOp::create(b, g, laneConstI32(b, perRow)));
+    bool adjacent = llvm::all_of(llvm::enumerate(words.offsets), [](auto e) {
+      return e.value() == int64_t(e.index());
+    });
+    Value r0 = adjacent ? Value(arith::MulIOp::create(b, q, laneConstI32(b, keysPer)))
+                        : laneEmitBits(b, words.base, q);
+    Value c16 = arith::MulIOp::create(b, ci, laneConstI32(b, chunk));
+    // The view this step reads through, and the lane's row in it.
+    Value view = rows, inView = r0;
+    if (waveUniform) {
+      Value first = arith::AddIOp::create(
+          b, start,
+          arith::AddIOp::create(
+              b, laneConstI32(b, i * (threads / perRow) * keysPer),
+              arith::MulIOp::create(b, lc.waveV, laneConstI32(b, waveRows))));
+      view = src.waveView(waveRows, first);
+      inView = laneRow;
+    }
+    auto rowAt = [&](int64_t k) {
+      return k ? Value(arith::AddIOp::create(b, inView, laneConstI32(b, k))) : inView;
+    };
+    if (!f.isV) {
+      if (src.copy)
+        src.copy(r0, c16, lc.ldsOffset(b, f, r0, c16));
+      else
+        staged.push_back({loadChunk(r0, c16, view, inView), lc.ldsOffset(b, f, r0, c16)});
+      continue;
+    }
+    SmallVector<Value> rowsK;
+    for (int64_t k : words.offsets)
+      rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16,
+                                view, rowAt(k)));
+    // The word's first key's place on V^T's key axis, in bytes.
+    Value p = laneEmitBits(b, *pos, r0);
+    if (eb > 1)
+      p = arith::MulIOp::create(b, p, laneConstI32(b, eb));
+    if (eb == 1 && keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
+      // 4 keys x 4 bytes per dword column: a 4 x 4 byte transpose in two
+      // rounds of byte permutes, {k0.j, k1.j, k2.j, k3.j} for j = 0..3.
+      auto i32v = VectorType::get({chunk / 4}, b.getI32Type());
+      SmallVector<Value> dw;
+      for (Value r : rowsK)
+        dw.push_back(vector::BitCastOp::create(b, i32v, r));
+      auto permute = [&](Value x, Value y, uint32_t sel) {
+        return lc.ti.permuteBytes(b, b.getLoc(), x, y, sel);
+      };
+      auto bytes4 = VectorType::get({4}, b.getI8Type());
+      for (int64_t c = 0; c < chunk / 4; ++c) {
+        Value w[4];
+        for (int k = 0; k < 4; ++k)
+          w[k] = vector::ExtractOp::create(b, dw[k], c);
+        // {x0, y0, x1, y1} and {x2, y2, x3, y3} of two keys' dwords.
+        Value lo01 = permute(w[0], w[1], 0x05010400), hi01 = permute(w[0], w[1], 0x07030602);
+        Value lo23 = permute(w[2], w[3], 0x05010400), hi23 = permute(w[2], w[3], 0x07030602);
+        Value out[4] = {permute(lo01, lo23, 0x05040100), permute(lo01, lo23, 0x07060302),
+                        permute(hi01, hi23, 0x05040100), permute(hi01, hi23, 0x07060302)};
+        for (int j = 0; j < 4; ++j) {
+          Value word = vector::BitCastOp::create(
+              b, bytes4, vector::BroadcastOp::create(
+                             b, VectorType::get({1}, b.getI32Type()), out[j]));
+          Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, 4 * c + j));
+          Value at = lc.ldsOffset(b, f, dd, p);
+          vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
+                                  /*nontemporal=*/false, llvm::Align(4));
+        }
+      }
+      continue;
+    }
+    // Element e of the chunk (its eb bytes) of each key: one word of
+    // keysPer x eb bytes at V^T row c16 / eb + e.
+    Value all = laneConcat(b, rowsK);
+    Value d0 = eb > 1 ? Value(arith::DivUIOp::create(b, c16, laneConstI32(b, eb))) : c16;
+    for (int64_t e = 0; e < chunk / eb; ++e) {
+      SmallVector<int64_t> mask;
+      for (int64_t k = 0; k < keysPer; ++k)
+        for (int64_t h = 0; h < eb; ++h)
+          mask.push_back(k * chunk + e * eb + h);
+      Value word = vector::ShuffleOp::create(b, all, all, mask);
+      Value dd = arith::AddIOp::create(b, d0, laneConstI32(b, e));
+      Value at = lc.ldsOffset(b, f, dd, p);
+      vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
+                              /*nontemporal=*/false, llvm::Align(keysPer * eb));
+    }
+  }
+  storeStaged();
+}
+
+/// fmha.gather_kv (loads and stores by the lanes) and fmha.stage_kv (the
+/// same chunks as asynchronous copies into a ring stage, K's row-major
+/// layout for both K and V: a staged V is transposed by fmha.staged_kv).
+template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
+  using LanePattern<OpT>::LanePattern;
+  using LanePattern<OpT>::lc;
+  using OneToNOpAdaptor = typename LanePattern<OpT>::OneToNOpAdaptor;
+  static constexpr bool kStage = std::is_same_v<OpT, StageKVOp>;
   /// The rows of page `id` from key `start` (slot start % P) to the page's
   /// end, for head `head`, as the chip's bounded view (bytes valid up to the
   /// sequence's last key, every row of the view when in_bounds); null when
@@ -390,17 +560,26 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
     return lc.ti.boundedView(b, b.getLoc(), view, bytes);
   }
 
-  LogicalResult matchAndRewrite(GatherKVOp op, OneToNOpAdaptor a,
+  LogicalResult matchAndRewrite(OpT op, OneToNOpAdaptor a,
                                 ConversionPatternRewriter &rw) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rw);
-    const ValueForm &f = lc.forms.get(op.getTile());
-    VectorType t = op.getTile().getType();
-    int64_t bn = t.getDimSize(0), d = t.getDimSize(1);
-    Value lds = lc.lds.lookup(op);
-    int64_t threads = lc.cfg.getWarps() * lc.layout.wave;
+    VectorType t;
+    ValueForm f;
+    Value lds;
+    if constexpr (kStage) {
+      t = cast<VectorType>(op.getTileType());
+      const LaneContext::Ring &ring = lc.rings.at(op.getRing());
+      f = ring.form;
+      lds = lc.ringStage(b, ring, a.getSlot()[0]);
+    } else {
+      t = op.getTile().getType();
+      f = lc.forms.get(op.getTile());
+      lds = lc.lds.lookup(op);
+    }
+    int64_t bn = t.getDimSize(0);
     // Rows of d elements, eb bytes each, staged as 16-byte chunks.
     int64_t eb = lc.layout.atom.elemBytes;
-    int64_t chunk = 16, perRow = d * eb / chunk;
+    int64_t chunk = 16;
     Value cache = a.getCache()[0], head = a.getHead()[0];
     auto cacheT = cast<MemRefType>(op.getCache().getType());
     bool nhd = op.getKvLayout() == KVLayout::NHD;
@@ -434,8 +613,28 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
     // compare and select per chunk.
     Value rows;
     if (uniformId)
-      rows = tileRowsView(b, cache, cacheT, nhd, pageSize, uniformId, head,
+      rows = this->tileRowsView(b, cache, cacheT, nhd, pageSize, uniformId, head,
                           start, len, op.getInBounds());
+    // The cache indices of the 16-byte row chunk of key start + r at byte
+    // column c16, and whether that key is before the sequence's end.
+    auto chunkIndex = [&](Value r, Value c16, Value *validOut = nullptr) {
+      Value key = arith::AddIOp::create(b, start, r);
+      // A full tile (in_bounds) has no key past the sequence: no zero-fill.
+      Value valid = op.getInBounds()
+                        ? arith::ConstantIntOp::create(b, 1, 1).getResult()
+                        : arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len)
+                              .getResult();
+      if (validOut)
+        *validOut = valid;
+      Value id = uniformId ? uniformId
+                           : pageIdOfKey(b, ids->pages, ids->op.getPageSize(), key, valid);
+      // 64-bit page base: the memref's index arithmetic is i64.
+      Value slot = arith::RemUIOp::create(b, key, laneConstI32(b, pageSize));
+      return nhd ? SmallVector<Value>{laneToIndex(b, id), laneToIndex(b, slot), head,
+                                      laneToIndex(b, c16)}
+                 : SmallVector<Value>{laneToIndex(b, id), head, laneToIndex(b, slot),
+                                      laneToIndex(b, c16)};
+    };
     // One 16-byte row chunk of key start + r (zero past the sequence),
     // through `view` at row `inView` when there is one.
     auto loadChunk = [&](Value r, Value c16, Value view, Value inView) {
@@ -446,159 +645,79 @@ struct GatherKVPattern : LanePattern<GatherKVOp> {
                                     : SmallVector<Value>{c0, c0, ri, ci};
         return loadBytes(view, ix);
       }
-      Value key = arith::AddIOp::create(b, start, r);
-      // A full tile (in_bounds) has no key past the sequence: no zero-fill.
-      Value valid = op.getInBounds()
-                        ? arith::ConstantIntOp::create(b, 1, 1).getResult()
-                        : arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, len)
-                              .getResult();
-      Value id = uniformId ? uniformId
-                           : pageIdOfKey(b, ids->pages, ids->op.getPageSize(), key, valid);
-      // 64-bit page base: the memref's index arithmetic is i64.
-      Value slot = arith::RemUIOp::create(b, key, laneConstI32(b, pageSize));
-      SmallVector<Value> ix =
-          nhd ? SmallVector<Value>{laneToIndex(b, id), laneToIndex(b, slot), head,
-                                   laneToIndex(b, c16)}
-              : SmallVector<Value>{laneToIndex(b, id), head, laneToIndex(b, slot),
-                                   laneToIndex(b, c16)};
-      Value v = loadBytes(cache, ix);
+      Value valid;
+      Value v = loadBytes(cache, chunkIndex(r, c16, &valid));
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };
-    // V: the keys of one word of V^T's key axis (LaneLayout.h, planVWords:
-    // 4 keys on AMDGPU and sm_90) are transposed in registers and written as
-    // one word per d.
-    VWordPlan words;
-    std::optional<BitLinear> pos;
-    if (f.isV) {
-      pos = fitBits(bn, [&](int64_t key) { return lc.ti.pvKeyPosition(key); });
-      words = planVWords(lc.ti, bn, f.ldsCols, perRow, threads);
-    }
-    int64_t keysPer = words.keys;
-    bool byKeyGroup = f.isV && lc.ti.transposeByKeyGroups();
-    int64_t groups = (bn / keysPer) * perRow;
     // Per-token ids on tiles of whole pages: the rows one wave loads in one
-    // step (wave / perRow * keysPer of them, from a multiple of that) lie in
-    // one page when the page holds a whole number of such runs, so their
-    // page id is wave-uniform and they are read through a bounded view from
-    // the wave's first key (K at pages of 8 keys or more for D 128, V at 32).
-    int64_t waveRows = lc.layout.wave / perRow * keysPer;
-    bool waveUniform = ids && !byKeyGroup && lc.ti.hasBoundedViews() &&
-                       lc.cfg.getPageRegime() == PageRegime::WholePages &&
-                       lc.layout.wave % perRow == 0 && threads % perRow == 0 &&
-                       pageSize % waveRows == 0;
-    Value laneRow; // the lane's first row in its wave's run
-    if (waveUniform)
-      laneRow = arith::MulIOp::create(
-          b, arith::DivUIOp::create(b, lc.laneV, laneConstI32(b, perRow)),
-          laneConstI32(b, keysPer));
-    // K: every chunk's load before the first LDS store, with a scheduling
-    // fence between, so that the loads are in flight together (LLVM
-    // otherwise pairs each load with its store to save registers, and the
-    // wave waits for each load in turn: on gfx950 four waits of the full
-    // load latency per tile).
-    SmallVector<std::pair<Value, Value>> staged; // (chunk, LDS offset)
-    auto storeStaged = [&] {
-      if (staged.size() > 1)
-        lc.ti.schedulingFence(b, b.getLoc());
-      for (auto [v, at] : staged)
-        vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)},
-                                /*nontemporal=*/false, llvm::Align(chunk));
-    };
-    for (int64_t i = 0; i < groups / threads; ++i) {
-      Value g = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, i * threads));
-      // Share g: word q of chunk c (by key group: q = g % words, else
-      // q = g / chunks per row); r0 is the word's base key.
-      int64_t nq = bn / keysPer;
-      Value q = byKeyGroup ? Value(arith::RemUIOp::create(b, g, laneConstI32(b, nq)))
-                           : Value(arith::DivUIOp::create(b, g, laneConstI32(b, perRow)));
-      Value ci = byKeyGroup ? Value(arith::DivUIOp::create(b, g, laneConstI32(b, nq)))
-                            : Value(arith::RemUIOp::create(b, g, laneConstI32(b, perRow)));
-      bool adjacent = llvm::all_of(llvm::enumerate(words.offsets), [](auto e) {
-        return e.value() == int64_t(e.index());
-      });
-      Value r0 = adjacent ? Value(arith::MulIOp::create(b, q, laneConstI32(b, keysPer)))
-                          : laneEmitBits(b, words.base, q);
-      Value c16 = arith::MulIOp::create(b, ci, laneConstI32(b, chunk));
-      // The view this step reads through, and the lane's row in it.
-      Value view = rows, inView = r0;
-      if (waveUniform) {
-        Value first = arith::AddIOp::create(
-            b, start,
-            arith::AddIOp::create(
-                b, laneConstI32(b, i * (threads / perRow) * keysPer),
-                arith::MulIOp::create(b, lc.waveV, laneConstI32(b, waveRows))));
+    // step lie in one page when the page holds a whole number of such runs
+    // (emitKVTile): their id is wave-uniform and they are read through a
+    // bounded view from the wave's first key.
+    KVTileSource src;
+    src.load = loadChunk;
+    src.view = rows;
+    if (ids && lc.ti.hasBoundedViews() &&
+        lc.cfg.getPageRegime() == PageRegime::WholePages)
+      src.waveView = [&, ids](int64_t, Value first) -> Value {
         Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, len);
         Value id = pageIdOfKey(b, ids->pages, pageSize, first, valid);
-        view = tileRowsView(b, cache, cacheT, nhd, pageSize, id, head, first, len,
+        return this->tileRowsView(b, cache, cacheT, nhd, pageSize, id, head, first, len,
                             op.getInBounds());
-        inView = laneRow;
-      }
-      auto rowAt = [&](int64_t k) {
-        return k ? Value(arith::AddIOp::create(b, inView, laneConstI32(b, k))) : inView;
       };
-      if (!f.isV) {
-        staged.push_back({loadChunk(r0, c16, view, inView), lc.ldsOffset(b, f, r0, c16)});
-        continue;
-      }
-      SmallVector<Value> rowsK;
-      for (int64_t k : words.offsets)
-        rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16,
-                                  view, rowAt(k)));
-      // The word's first key's place on V^T's key axis, in bytes.
-      Value p = laneEmitBits(b, *pos, r0);
-      if (eb > 1)
-        p = arith::MulIOp::create(b, p, laneConstI32(b, eb));
-      if (eb == 1 && keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
-        // 4 keys x 4 bytes per dword column: a 4 x 4 byte transpose in two
-        // rounds of byte permutes, {k0.j, k1.j, k2.j, k3.j} for j = 0..3.
-        auto i32v = VectorType::get({chunk / 4}, b.getI32Type());
-        SmallVector<Value> dw;
-        for (Value r : rowsK)
-          dw.push_back(vector::BitCastOp::create(b, i32v, r));
-        auto permute = [&](Value x, Value y, uint32_t sel) {
-          return lc.ti.permuteBytes(b, b.getLoc(), x, y, sel);
-        };
-        auto bytes4 = VectorType::get({4}, b.getI8Type());
-        for (int64_t c = 0; c < chunk / 4; ++c) {
-          Value w[4];
-          for (int k = 0; k < 4; ++k)
-            w[k] = vector::ExtractOp::create(b, dw[k], c);
-          // {x0, y0, x1, y1} and {x2, y2, x3, y3} of two keys' dwords.
-          Value lo01 = permute(w[0], w[1], 0x05010400), hi01 = permute(w[0], w[1], 0x07030602);
-          Value lo23 = permute(w[2], w[3], 0x05010400), hi23 = permute(w[2], w[3], 0x07030602);
-          Value out[4] = {permute(lo01, lo23, 0x05040100), permute(lo01, lo23, 0x07060302),
-                          permute(hi01, hi23, 0x05040100), permute(hi01, hi23, 0x07060302)};
-          for (int j = 0; j < 4; ++j) {
-            Value word = vector::BitCastOp::create(
-                b, bytes4, vector::BroadcastOp::create(
-                               b, VectorType::get({1}, b.getI32Type()), out[j]));
-            Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, 4 * c + j));
-            Value at = lc.ldsOffset(b, f, dd, p);
-            vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
-                                    /*nontemporal=*/false, llvm::Align(4));
-          }
-        }
-        continue;
-      }
-      // Element e of the chunk (its eb bytes) of each key: one word of
-      // keysPer x eb bytes at V^T row c16 / eb + e.
-      Value all = laneConcat(b, rowsK);
-      Value d0 = eb > 1 ? Value(arith::DivUIOp::create(b, c16, laneConstI32(b, eb))) : c16;
-      for (int64_t e = 0; e < chunk / eb; ++e) {
-        SmallVector<int64_t> mask;
-        for (int64_t k = 0; k < keysPer; ++k)
-          for (int64_t h = 0; h < eb; ++h)
-            mask.push_back(k * chunk + e * eb + h);
-        Value word = vector::ShuffleOp::create(b, all, all, mask);
-        Value dd = arith::AddIOp::create(b, d0, laneConstI32(b, e));
-        Value at = lc.ldsOffset(b, f, dd, p);
-        vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
-                                /*nontemporal=*/false, llvm::Align(keysPer * eb));
-      }
+    src.start = start;
+    src.pageSize = pageSize;
+    if constexpr (kStage) {
+      // The copies when enabled; the group ends either way, so that every
+      // iteration commits the same number (fmha.staged_kv's `pending`).
+      src.copy = [&](Value r, Value c16, Value at) {
+        lc.ti.asyncCopy16(b, b.getLoc(), lds, laneToIndex(b, at), cache,
+                          chunkIndex(r, c16));
+      };
+      auto guard = scf::IfOp::create(b, a.getEnabled()[0], /*withElse=*/false);
+      OpBuilder::InsertionGuard ig(b);
+      b.setInsertionPointToStart(guard.thenBlock());
+      emitKVTile(b, lc, f, bn, lds, src);
+      b.setInsertionPointAfter(guard);
+      lc.ti.asyncCommit(b, b.getLoc());
+      rw.eraseOp(op);
+      return success();
+    } else {
+      emitKVTile(b, lc, f, bn, lds, src);
+      LaneValues out;
+      out.lds = lds;
+      rw.replaceOpWithMultiple(op, {lc.pack(f, out)});
+      return success();
     }
-    storeStaged();
+  }
+};
+
+/// fmha.staged_kv: waits for its stage's copies. K is the stage itself (a
+/// view of the ring); V is transposed from the stage into the tile's V^T
+/// buffer as fmha.gather_kv transposes it, after a barrier (the stage holds
+/// every lane's copies).
+struct StagedKVPattern : LanePattern<StagedKVOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StagedKVOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    const ValueForm &f = lc.forms.get(op.getTile());
+    const LaneContext::Ring &ring = lc.rings.at(op.getRing());
+    Value stage = lc.ringStage(b, ring, a.getSlot()[0]);
+    lc.ti.asyncWait(b, b.getLoc(), op.getPending());
     LaneValues out;
-    out.lds = lds;
+    out.lds = stage;
+    if (f.isV) {
+      lc.ti.barrier(b, b.getLoc());
+      out.lds = lc.lds.lookup(op);
+      auto vt = VectorType::get({16}, b.getI8Type());
+      KVTileSource src;
+      src.load = [&](Value r, Value c16, Value, Value) {
+        Value at = lc.ldsOffset(b, ring.form, r, c16);
+        return Value(vector::LoadOp::create(b, vt, stage, ValueRange{laneToIndex(b, at)},
+                                            /*nontemporal=*/false, llvm::Align(16)));
+      };
+      emitKVTile(b, lc, f, op.getTile().getType().getDimSize(0), out.lds, src);
+    }
     rw.replaceOpWithMultiple(op, {lc.pack(f, out)});
     return success();
   }
@@ -612,6 +731,7 @@ void mlir::fmha::populateLaneMemoryPatterns(const TypeConverter &tc,
                                             const LaneContext &lc,
                                             PatternBenefit benefit) {
   patterns.add<LoadRowsPattern, StoreRowsPattern, PageIdsPattern,
-               GatherDescalePattern, GatherKVPattern>(tc, patterns.getContext(),
-                                                      lc, benefit);
+               GatherDescalePattern, KVTilePattern<GatherKVOp>,
+               KVTilePattern<StageKVOp>, StagedKVPattern>(tc, patterns.getContext(),
+                                                          lc, benefit);
 }

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -68,6 +69,8 @@ public:
   int64_t sharedMemoryBytesPerBlock() const override {
     return info.ldsBytesPerWorkgroup;
   }
+  /// All of it is dynamic (fmha-shared-to-dynamic): sm_90's 227 KiB.
+  int64_t maxSharedMemoryBytesPerBlock() const override { return 227 * 1024; }
   bool warpgroupMma() const override { return info.warpgroupMma; }
   int64_t warpgroupMmaPromoteSteps() const override { return 2; }
   /// The widest of the 128B, 64B and 32B swizzles whose width divides the
@@ -299,6 +302,23 @@ public:
   SmallVector<int64_t> rowReduceXorMasks() const override { return {1, 2}; }
   void barrier(OpBuilder &b, Location loc) const override {
     gpu::BarrierOp::create(b, loc);
+  }
+
+  // cp.async (sm_80 and later): 16-byte copies that bypass L1 (.cg), one
+  // commit group per staged tile.
+  bool hasAsyncCopies() const override { return true; }
+  void asyncCopy16(OpBuilder &b, Location loc, Value dst, Value dstIx, Value src,
+                   ValueRange srcIx) const override {
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+        ValueRange{dstIx}, src, srcIx, b.getIndexAttr(16),
+        /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr());
+  }
+  void asyncCommit(OpBuilder &b, Location loc) const override {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  void asyncWait(OpBuilder &b, Location loc, int64_t pending) const override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, static_cast<int32_t>(pending));
   }
 
 private:

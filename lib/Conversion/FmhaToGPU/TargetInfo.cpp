@@ -31,6 +31,20 @@ Value TargetInfo::warpgroupMmaChain(OpBuilder &, Location,
       "TargetInfo::warpgroupMmaChain on a chip without warpgroupMma");
 }
 
+void TargetInfo::asyncCopy16(OpBuilder &, Location, Value, Value, Value,
+                             ValueRange) const {
+  llvm::reportFatalInternalError(
+      "TargetInfo::asyncCopy16 on a chip without asynchronous copies");
+}
+void TargetInfo::asyncCommit(OpBuilder &, Location) const {
+  llvm::reportFatalInternalError(
+      "TargetInfo::asyncCommit on a chip without asynchronous copies");
+}
+void TargetInfo::asyncWait(OpBuilder &, Location, int64_t) const {
+  llvm::reportFatalInternalError(
+      "TargetInfo::asyncWait on a chip without asynchronous copies");
+}
+
 Value TargetInfo::maxF(OpBuilder &b, Location loc, Value x, Value y) const {
   return arith::MaxNumFOp::create(b, loc, x, y);
 }

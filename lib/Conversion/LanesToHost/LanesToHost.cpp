@@ -36,6 +36,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -287,7 +288,18 @@ std::string unsupported(Operation *op) {
   }
   Dialect *d = op->getDialect();
   StringRef ns = d ? d->getNamespace() : "";
-  if (ns != "gpu" && ns != "amdgpu" && ns != "rocdl" && ns != "nvvm")
+  if (ns != "gpu" && ns != "amdgpu" && ns != "rocdl" && ns != "nvvm" && ns != "nvgpu")
+    return "";
+  // cp.async: the runtime copies at once (a load and a store), so the
+  // groups' commit and wait have nothing left to wait for.
+  if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+    return !c.getSrcElements() && c.getAsyncToken().use_empty() &&
+                   c.getDstElements().getZExtValue() == 16 &&
+                   c.getDst().getType().getElementType().isInteger(8) &&
+                   c.getSrc().getType().getElementType().isInteger(8)
+               ? ""
+               : "an async copy other than 16 bytes of i8 without zero-fill";
+  if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
     return "";
   if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BarrierOp, gpu::ReturnOp,
           amdgpu::SchedBarrierOp>(op))
@@ -348,7 +360,8 @@ bool isGuardedAccess(Operation *op) {
 /// op that reads or writes a memref or a pointer other than the guarded
 /// accesses, or one with unknown effects on a memref operand.
 std::string unguarded(Operation *op) {
-  if (isGuardedAccess(op) || isa<memref::SubViewOp>(op))
+  // Rewritten into a guarded load and store (rewriteOp).
+  if (isGuardedAccess(op) || isa<memref::SubViewOp, nvgpu::DeviceAsyncCopyOp>(op))
     return "";
   auto isMemory = [](Type t) {
     return isa<BaseMemRefType, LLVM::LLVMPointerType>(t);
@@ -475,7 +488,16 @@ void Rewriter::rewriteOp(Operation *op) {
     return;
   }
   if (isa<amdgpu::SchedBarrierOp, NVVM::WgmmaGroupSyncAlignedOp,
-          NVVM::FenceProxyOp>(op)) {
+          NVVM::FenceProxyOp, NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op)) {
+    op->erase();
+    return;
+  }
+  if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    // Done at once: the bytes are in shared memory when the copy is
+    // issued (the bounds checks then guard its load and store).
+    auto vt = VectorType::get({16}, b.getI8Type());
+    Value v = vector::LoadOp::create(b, vt, c.getSrc(), c.getSrcIndices());
+    vector::StoreOp::create(b, v, c.getDst(), c.getDstIndices());
     op->erase();
     return;
   }
@@ -927,6 +949,14 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   }
   for (unsigned i : llvm::reverse(attrArgs))
     entry.eraseArgument(i);
+  // Views of a workgroup buffer (a ring's stages, memref.view) are now
+  // views of host memory too.
+  f.walk([&](memref::ViewOp v) {
+    MemRefType src = v.getSource().getType(), res = v.getType();
+    if (src.getMemorySpace() != res.getMemorySpace())
+      v.getResult().setType(MemRefType::get(res.getShape(), res.getElementType(),
+                                            res.getLayout(), src.getMemorySpace()));
+  });
 
   SmallVector<Operation *> ops;
   SmallVector<amdgpu::FatRawBufferCastOp> views;
@@ -937,7 +967,7 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
       return views.push_back(v);
     auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op);
     if (isa<LLVM::InlineAsmOp>(op) || (intr && intr.getIntrin() == "llvm.amdgcn.perm") ||
-        (op->getDialect() && llvm::is_contained({"gpu", "amdgpu", "rocdl", "nvvm"},
+        (op->getDialect() && llvm::is_contained({"gpu", "amdgpu", "rocdl", "nvvm", "nvgpu"},
                                                 op->getDialect()->getNamespace())))
       ops.push_back(op);
   });

@@ -20,6 +20,8 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <map>
+
 namespace mlir {
 namespace fmha {
 
@@ -49,6 +51,14 @@ struct LaneContext {
   Value tidV, laneV, waveV, waveRow0, qLaneV, nLaneV;
   /// The LDS buffer (workgroup attribution) of every fmha.gather_kv.
   DenseMap<Operation *, Value> lds;
+  /// A ring of fmha.stage_kv: `stages` buffers of one tile in one workgroup
+  /// attribution, each a tile in K's (row-major) form `form`.
+  struct Ring {
+    Value buffer;
+    ValueForm form;
+    int64_t stages = 0, stageBytes = 0;
+  };
+  std::map<int64_t, Ring> rings;
 
   //===--- packing --------------------------------------------------------===//
 
@@ -92,6 +102,8 @@ struct LaneContext {
   /// The same for constants, `row` a multiple of 8 (swizzle phase 0): where a
   /// warpgroup MMA's descriptor starts.
   int64_t ldsTileOffset(const ValueForm &f, int64_t row, int64_t col) const;
+  /// Stage `slot` (index) of `ring`: a memref.view of its bytes.
+  Value ringStage(ImplicitLocOpBuilder &b, const Ring &ring, Value slot) const;
   /// The shared-memory address of a staged tile's buffer, as an i64.
   Value ldsAddress(ImplicitLocOpBuilder &b, Value lds) const;
   /// One vector of all accumulator parts (atom j's registers at

@@ -78,6 +78,9 @@ struct ValueForm {
 /// fmha.gather_kv tile is staged, and the KV loops fmha-peel-masked-tiles
 /// split one loop into share their buffers (the most any one loop stages).
 int64_t stagedKVBytes(gpu::GPUFuncOp kernel);
+/// Bytes of the kernel's rings of K/V stages (fmha.stage_kv: stages x
+/// the tile's bytes per ring), beside stagedKVBytes.
+int64_t ringBytes(gpu::GPUFuncOp kernel);
 
 class LaneForms {
 public:

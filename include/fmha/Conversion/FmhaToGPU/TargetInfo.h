@@ -19,6 +19,7 @@
 
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
+#include "mlir/IR/ValueRange.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -93,6 +94,12 @@ public:
   virtual unsigned sharedAddressSpace() const = 0;
   /// Bytes of LDS / static shared memory one workgroup may allocate.
   virtual int64_t sharedMemoryBytesPerBlock() const = 0;
+  /// The most a workgroup may have with the launcher's opt-in (NVIDIA:
+  /// dynamic shared memory up to 227 KiB); the rings of staged K/V tiles
+  /// are checked against it.
+  virtual int64_t maxSharedMemoryBytesPerBlock() const {
+    return sharedMemoryBytesPerBlock();
+  }
   /// Puts the kernel attributes on `f`.
   /// AMDGPU: `known_block_size = [threads, 1, 1]` (gives
   /// `amdgpu-flat-work-group-size`), `rocdl.waves_per_eu = minWavesPerSimd`,
@@ -310,6 +317,22 @@ public:
   virtual void barrierAfterLdsWrites(OpBuilder &b, Location loc) const {
     barrier(b, loc);
   }
+
+  //===--- asynchronous copies (fmha.stage_kv / fmha.staged_kv) -----------===//
+
+  /// Copies from global to shared memory that complete in groups the lane
+  /// waits for (cp.async on NVIDIA); without them fmha-pipeline-kv-stages
+  /// is not run and a staged tile is refused.
+  virtual bool hasAsyncCopies() const { return false; }
+  /// Starts one 16-byte copy of `src` at `srcIx` (global, bytes) to `dst` at
+  /// byte `dstIx` (shared): `nvgpu.device_async_copy` (cp.async.cg ... 16).
+  virtual void asyncCopy16(OpBuilder &b, Location loc, Value dst, Value dstIx,
+                           Value src, ValueRange srcIx) const;
+  /// Ends the lane's current group of copies (cp.async.commit_group).
+  virtual void asyncCommit(OpBuilder &b, Location loc) const;
+  /// Waits until at most `pending` of the lane's groups are in flight
+  /// (cp.async.wait_group pending).
+  virtual void asyncWait(OpBuilder &b, Location loc, int64_t pending) const;
 
   //===--- vendor patterns ------------------------------------------------===//
 

@@ -61,6 +61,35 @@ LogicalResult GatherKVOp::verify() {
   return success();
 }
 
+LogicalResult StageKVOp::verify() {
+  auto cache = cast<MemRefType>(getCache().getType());
+  auto tile = dyn_cast<VectorType>(getTileType());
+  if (cache.getRank() != 4)
+    return emitOpError() << "cache must have rank 4, got " << cache;
+  if (!tile || tile.getRank() != 2 || tile.getElementType() != cache.getElementType() ||
+      tile.getDimSize(1) != cache.getDimSize(3))
+    return emitOpError() << "tile_type " << getTileType()
+                         << " must be a [BlockN, D] vector of the cache's "
+                         << "element type and head dim (" << cache << ")";
+  if (auto ids = dyn_cast<VectorType>(getIds().getType()))
+    if (ids.getDimSize(0) != tile.getDimSize(0))
+      return emitOpError() << "ids (" << ids << ") and tile (" << tile
+                           << ") must have the same token count";
+  if (!getInBounds())
+    return emitOpError() << "a staged tile must be in_bounds (no zero-fill)";
+  if (getStages() < 2)
+    return emitOpError() << "a ring needs at least 2 stages, got " << getStages();
+  return success();
+}
+
+LogicalResult StagedKVOp::verify() {
+  if (getStages() < 2)
+    return emitOpError() << "a ring needs at least 2 stages, got " << getStages();
+  if (getPending() < 0)
+    return emitOpError() << "pending must be >= 0, got " << getPending();
+  return success();
+}
+
 LogicalResult GatherDescaleOp::verify() {
   auto descale = cast<MemRefType>(getDescale().getType());
   if (descale.getRank() != 2 || !descale.getElementType().isF32())

@@ -216,6 +216,50 @@ def Fmha_GatherKVOp : Fmha_Op<"gather_kv", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Fmha_StageKVOp : Fmha_Op<"stage_kv", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "starts bringing one KV tile into stage `slot` of a ring";
+  let description = [{
+    The asynchronous half of `fmha.gather_kv` (same cache, ids, head, tile
+    start and length, layout; `in_bounds` is required: no zero-fill):
+    starts copying the tile of type `tile_type` ([BlockN, D] of the cache's
+    element type) into stage `slot` (0 <= slot < `stages`) of ring `ring`,
+    when `enabled` is true. Whether enabled or not it ends one group of
+    copies, so that `fmha.staged_kv`'s `pending` count is the same in every
+    iteration. Written by fmha-pipeline-kv-stages; lowered only by
+    convert-fmha-to-gpu on chips with asynchronous copies (sm_90a), never
+    on the host.
+  }];
+  let arguments = (ins AnyMemRef:$cache, AnyTypeOf<[I32, VectorOfRankAndType<[1], [I32]>]>:$ids,
+                       Index:$head, Index:$tile_start, Index:$seq_len,
+                       Index:$slot, I1:$enabled,
+                       Fmha_KVLayoutAttr:$kv_layout, UnitAttr:$in_bounds,
+                       I64Attr:$ring, I64Attr:$stages, TypeAttr:$tile_type);
+  let assemblyFormat = [{
+    $cache `[` $ids `]` `head` `(` $head `)` `tile` `(` $tile_start `,` $seq_len `)`
+    `slot` `(` $slot `)` `if` `(` $enabled `)`
+    attr-dict `:` type($cache) `,` type($ids)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_StagedKVOp : Fmha_Op<"staged_kv", [MemoryEffects<[MemRead]>]> {
+  let summary = "the KV tile in stage `slot` of a ring, once its copies landed";
+  let description = [{
+    Waits until at most `pending` groups of copies (`fmha.stage_kv`) that
+    were started after this stage's are still in flight, then yields the
+    tile the stage holds: the value `fmha.gather_kv` gives for the same
+    arguments. `ring`, `stages` and the result type must be those of the
+    `fmha.stage_kv` ops of the ring.
+  }];
+  let arguments = (ins Index:$slot, I64Attr:$ring, I64Attr:$stages,
+                       I64Attr:$pending);
+  let results = (outs VectorOfRank<[2]>:$tile);
+  let assemblyFormat = [{
+    `slot` `(` $slot `)` attr-dict `:` type($tile)
+  }];
+  let hasVerifier = 1;
+}
+
 def Fmha_GatherDescaleOp : Fmha_Op<"gather_descale", [MemoryEffects<[MemRead]>]> {
   let summary = "the per-(page, KV head) descales of the tokens of one tile";
   let description = [{

@@ -23,6 +23,8 @@ inline constexpr const char *kKVLoopAttr = "fmha.kv_loop";
 inline constexpr const char *kFullTilesAttr = "fmha.full_tiles";
 /// ... and on the KV loops it leaves masked (the tiles before and after).
 inline constexpr const char *kMaskedTilesAttr = "fmha.masked_tiles";
+/// On a KV loop fmha-pipeline-kv-stages rewrote (its K/V from rings).
+inline constexpr const char *kPipelinedAttr = "fmha.pipelined";
 /// The #fmha.config fmha-tile leaves on the grid (scf.forall) it writes.
 inline constexpr const char *kGridConfigAttr = "fmha.config";
 enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };

@@ -317,6 +317,61 @@ def FmhaPeelMaskedTiles : Pass<"fmha-peel-masked-tiles"> {
   ];
 }
 
+def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
+  let summary = "Stage the next KV tile's K and V into a ring while this tile computes";
+  let description = [{
+    Software pipelining of the steady-state KV loop (the `fmha.full_tiles`
+    loop fmha-peel-masked-tiles writes) on chips with asynchronous copies
+    into shared memory (sm_90a). Each `fmha.gather_kv` of that loop becomes
+
+    - before the loop, `fmha.stage_kv` of the loop's first tile into stage
+      `lb % stages` (enabled when the loop runs at all);
+    - in iteration t, before the first `fmha.tile_mma`, `fmha.stage_kv` of
+      tile t + 1 into stage `(t + 1) % stages`, enabled when t + 1 < ub;
+    - `fmha.staged_kv` of stage `t % stages` in place of the gather, with
+      `pending` = the copy groups started after tile t's (those of tile
+      t + 1, and the other gathers of tile t started after this one).
+
+    Tile t + 1's operands are tile t's computed one iteration ahead: the
+    induction variable plus one step, an iteration argument's yielded value
+    (the page ids fmha-prefetch-page-ids carries), the other pure ops of the
+    loop body cloned on those. A gather whose operands need anything else,
+    that is not `in_bounds`, or whose tile is not fp8 (16-bit caches keep
+    the synchronous staging) leaves its loop alone. Each ring gets a
+    number (`ring`) unique in the function; the lane lowering gives it
+    `stages` buffers of one tile. With 2 stages the copies of tile t + 1
+    overlap all of tile t's work; the stage written in iteration t was last
+    read in iteration t - 1, whose end the lane lowering fences with a
+    barrier.
+
+    Before (sketch):
+    ```mlir
+    scf.for %t = %lo to %hi step %c1 iter_args(.., %id = %id0) {
+      %idn = fmha.page_ids %pages[%sn] ...
+      %k = fmha.gather_kv %kc[%id] head(%g) tile(%t0, %sk) {in_bounds, ..}
+      %s = fmha.tile_mma %q, %k, %z {transpose_rhs} ...
+      scf.yield .., %idn
+    } {fmha.full_tiles, fmha.kv_loop}
+    ```
+    After:
+    ```mlir
+    fmha.stage_kv %kc[%id0] head(%g) tile(%lo0, %sk) slot(%lo_mod) if(%runs) {ring = 0, stages = 2, ..}
+    scf.for %t = %lo to %hi step %c1 iter_args(.., %id = %id0) {
+      %idn = fmha.page_ids %pages[%sn] ...
+      fmha.stage_kv %kc[%idn] head(%g) tile(%t1x, %sk) slot(%next_mod) if(%more) {ring = 0, ..}
+      %k = fmha.staged_kv slot(%t_mod) {pending = 1, ring = 0, stages = 2} : vector<128x128xf8E4M3FN>
+      %s = fmha.tile_mma %q, %k, %z {transpose_rhs} ...
+      scf.yield .., %idn
+    } {fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "Buffers per ring (at least 2)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def FmhaExpandMasks : Pass<"fmha-expand-masks"> {
   let summary = "Write every fmha.mask_tile as index compares and a select";
   let description = [{

@@ -1,0 +1,258 @@
+//===- PipelineKVStages.cpp - fmha-pipeline-kv-stages ----------------------===//
+//
+// Software pipelining of the steady-state KV loop: the K and V tiles of
+// iteration t + 1 are started (fmha.stage_kv, asynchronous copies into a
+// ring of shared-memory stages) before iteration t waits for its own
+// (fmha.staged_kv), so the copies overlap the whole of tile t's work. The
+// rewrite and its rules are on the pass (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_FMHAPIPELINEKVSTAGES
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// An op the pass may compute again for another iteration: no effect but
+/// reads (the page-table and descale loads are reads of inputs).
+bool recomputable(Operation *op) {
+  if (op->getNumRegions())
+    return false;
+  if (isMemoryEffectFree(op))
+    return true;
+  auto mem = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!mem)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  mem.getEffects(effects);
+  return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect());
+  });
+}
+
+/// Values of the loop body as another iteration (or the prologue) sees
+/// them, cloned at `b`'s insertion point on demand; null when a value needs
+/// an op that cannot be recomputed.
+class IterationValues {
+public:
+  enum class Kind { First, Next };
+  IterationValues(scf::ForOp loop, OpBuilder &b, Kind kind, Operation *point)
+      : loop(loop), b(b), kind(kind), point(point) {}
+
+  Value get(Value v) {
+    if (Value m = map.lookupOrNull(v))
+      return m;
+    Value r = compute(v);
+    if (r)
+      map.map(v, r);
+    return r;
+  }
+
+private:
+  Value compute(Value v) {
+    Block *body = loop.getBody();
+    if (v.getParentBlock() != body && !body->getParentOp()->isAncestor(
+                                           v.getParentBlock()->getParentOp()))
+      return v; // defined outside the loop
+    if (v == loop.getInductionVar()) {
+      if (kind == Kind::First)
+        return loop.getLowerBound();
+      return arith::AddIOp::create(b, loop.getLoc(), v, loop.getStep());
+    }
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != body)
+        return {};
+      unsigned i = arg.getArgNumber() - 1;
+      if (kind == Kind::First)
+        return loop.getInitArgs()[i];
+      // Iteration t + 1's argument is what iteration t yields.
+      return atThis(body->getTerminator()->getOperand(i));
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != body || !recomputable(def))
+      return {};
+    return cloneWith(def, v, [&](Value x) { return get(x); });
+  }
+
+  /// Iteration t's own value of v at `point`: itself where it is already
+  /// computed there, else its op again.
+  Value atThis(Value v) {
+    if (Value m = here.lookupOrNull(v))
+      return m;
+    Operation *def = v.getDefiningOp();
+    Value r = v;
+    if (def && def->getBlock() == loop.getBody() && !def->isBeforeInBlock(point) &&
+        def != point) {
+      if (!recomputable(def))
+        return {};
+      r = cloneWith(def, v, [&](Value x) { return atThis(x); });
+    }
+    if (r)
+      here.map(v, r);
+    return r;
+  }
+
+  template <typename F> Value cloneWith(Operation *def, Value v, F operandOf) {
+    IRMapping m;
+    for (Value o : def->getOperands()) {
+      Value x = operandOf(o);
+      if (!x)
+        return {};
+      m.map(o, x);
+    }
+    Operation *c = b.clone(*def, m);
+    return c->getResult(cast<OpResult>(v).getResultNumber());
+  }
+
+  scf::ForOp loop;
+  OpBuilder &b;
+  Kind kind;
+  Operation *point;
+  IRMapping map, here;
+};
+
+struct PipelineKVStagesPass
+    : public fmha::impl::FmhaPipelineKVStagesBase<PipelineKVStagesPass> {
+  using FmhaPipelineKVStagesBase::FmhaPipelineKVStagesBase;
+
+  void runOnOperation() override {
+    if (stages < 2) {
+      getOperation()->emitError() << "fmha-pipeline-kv-stages: stages must be "
+                                     "at least 2, got "
+                                  << stages;
+      return signalPassFailure();
+    }
+    int64_t nextRing = 0;
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp f) {
+      if (f->hasAttr(kKVLoopAttr) && f->hasAttr(kFullTilesAttr) &&
+          !f->hasAttr(kPipelinedAttr))
+        loops.push_back(f);
+    });
+    for (scf::ForOp loop : loops)
+      pipeline(loop, nextRing);
+  }
+
+  void pipeline(scf::ForOp loop, int64_t &nextRing) {
+    SmallVector<GatherKVOp> gathers(loop.getBody()->getOps<GatherKVOp>());
+    // fp8 tiles only for now: a 16-bit tile's 16-byte copies would need the
+    // stage viewed in its element type (the synchronous staging serves it).
+    if (gathers.empty() || llvm::any_of(gathers, [](GatherKVOp g) {
+          return !g.getInBounds() ||
+                 g.getTile().getType().getElementTypeBitWidth() != 8;
+        }))
+      return;
+    Operation *point = gathers.front();
+    Location loc = loop.getLoc();
+    OpBuilder pre(loop), in(point);
+    IterationValues first(loop, pre, IterationValues::Kind::First, point);
+    IterationValues next(loop, in, IterationValues::Kind::Next, point);
+    auto idx = [&](OpBuilder &b, int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    // Operands of each gather for the first tile and for tile t + 1; any
+    // miss leaves the loop as it was (the clones made so far are erased).
+    struct Operands {
+      SmallVector<Value> first, next;
+    };
+    SmallVector<Operands> ops;
+    auto operandsOf = [](GatherKVOp g) {
+      return SmallVector<Value>{g.getCache(), g.getIds(), g.getHead(),
+                                g.getTileStart(), g.getSeqLen()};
+    };
+    llvm::SetVector<Operation *> made;
+    auto track = [&](OpBuilder &b, auto fn) {
+      // Ops the builder creates while fn runs are remembered for undo.
+      struct Listener : OpBuilder::Listener {
+        llvm::SetVector<Operation *> &made;
+        explicit Listener(llvm::SetVector<Operation *> &m) : made(m) {}
+        void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+          made.insert(op);
+        }
+      } l(made);
+      b.setListener(&l);
+      bool ok = fn();
+      b.setListener(nullptr);
+      return ok;
+    };
+    bool ok = true;
+    for (GatherKVOp g : gathers) {
+      Operands o;
+      ok = ok && track(pre, [&] {
+             for (Value v : operandsOf(g))
+               if (Value f = first.get(v))
+                 o.first.push_back(f);
+               else
+                 return false;
+             return true;
+           });
+      ok = ok && track(in, [&] {
+             for (Value v : operandsOf(g))
+               if (Value n = next.get(v))
+                 o.next.push_back(n);
+               else
+                 return false;
+             return true;
+           });
+      ops.push_back(o);
+    }
+    if (!ok) {
+      for (Operation *op : llvm::reverse(made))
+        op->erase();
+      return;
+    }
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+          iv = loop.getInductionVar();
+    Value nStages = idx(pre, stages);
+    Value runs = arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::slt, lb, ub);
+    Value slot0 = arith::RemUIOp::create(pre, loc, lb, nStages);
+    Value nStagesIn = idx(in, stages);
+    Value tNext = arith::AddIOp::create(in, loc, iv, loop.getStep());
+    Value more = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::slt, tNext, ub);
+    Value slotNext = arith::RemUIOp::create(in, loc, tNext, nStagesIn);
+    Value slotThis = arith::RemUIOp::create(in, loc, iv, nStagesIn);
+    int64_t n = gathers.size();
+    auto stage = [&](OpBuilder &b, GatherKVOp g, ArrayRef<Value> v, Value slot,
+                     Value enabled, int64_t ring) {
+      StageKVOp::create(b, g.getLoc(), v[0], v[1], v[2], v[3], v[4], slot, enabled,
+                        g.getKvLayoutAttr(), b.getUnitAttr(), b.getI64IntegerAttr(ring),
+                        b.getI64IntegerAttr(stages),
+                        TypeAttr::get(g.getTile().getType()));
+    };
+    for (auto [j, g] : llvm::enumerate(gathers)) {
+      int64_t ring = nextRing + j;
+      stage(pre, g, ops[j].first, slot0, runs, ring);
+      stage(in, g, ops[j].next, slotNext, more, ring);
+    }
+    for (auto [j, g] : llvm::enumerate(gathers)) {
+      OpBuilder b(g);
+      // Groups started after tile t's gather j: the later gathers of tile t,
+      // and all n of tile t + 1.
+      int64_t pending = (n - 1 - int64_t(j)) + n;
+      auto staged = StagedKVOp::create(
+          b, g.getLoc(), g.getTile().getType(), slotThis,
+          b.getI64IntegerAttr(nextRing + int64_t(j)), b.getI64IntegerAttr(stages),
+          b.getI64IntegerAttr(pending));
+      g.getTile().replaceAllUsesWith(staged.getTile());
+      g.erase();
+    }
+    nextRing += n;
+    loop->setAttr(kPipelinedAttr, UnitAttr::get(loop.getContext()));
+  }
+};
+
+} // namespace
