@@ -6,8 +6,9 @@
 # benchmark grid with and without the pipeline in one process lifetime;
 # compute-sanitizer memcheck, racecheck and synccheck on pipelined kernels.
 #   bench/nvidia/device_pipeline.sh KDIR OUTDIR [check|speed|peers]...
-# KDIR: m90a, m90 (make_matrix.py --quick), b90a-pipe, b90a-sync
-# (make_bench.py --chip sm_90a [--flag=--no-pipeline]).
+# KDIR: m90a (make_matrix.py --quick --chip sm_90a --flag=--pipeline), m90
+# (make_matrix.py --quick --chip sm_90), b90a-pipe (make_bench.py --chip
+# sm_90a --flag=--pipeline), b90a-sync (make_bench.py --chip sm_90a).
 set -u
 KDIR=$1
 OUT=$2

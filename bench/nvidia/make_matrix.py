@@ -247,6 +247,9 @@ def main():
                     help="sm_90 (mma.sync) or sm_90a (wgmma); default sm_90")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--list", action="store_true", help="print NAME<TAB>flags, compile nothing")
+    ap.add_argument("--flag", action="append", default=[],
+                    help="one more fmha-compile flag for every case (repeatable; "
+                         "e.g. --flag=--pipeline)")
     a = ap.parse_args()
     global CHIP, BLOCK_N
     CHIP, BLOCK_N = a.chip, BLOCK_NS[a.chip]
@@ -265,7 +268,7 @@ def main():
 
     def compile_one(case):
         name, flags = case
-        r = subprocess.run([a.fmha_compile, "-o", os.path.join(a.out, name)] + flags,
+        r = subprocess.run([a.fmha_compile, "-o", os.path.join(a.out, name)] + flags + a.flag,
                            capture_output=True, text=True)
         if r.returncode == 0:
             return "ok"

@@ -215,9 +215,10 @@ FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
     j.attribute("kernarg_size", kernarg);
     j.attribute("kernarg_align", 8);
     j.attribute("lds_bytes", res.ldsBytes);
-    // All of it dynamic (fmha-shared-to-dynamic): the launcher passes it as
-    // sharedMemBytes (docs/ABI.md).
-    j.attribute("dynamic_shared_bytes", res.ldsBytes);
+    // Above 48 KiB all of it is dynamic (fmha-shared-to-dynamic): the
+    // launcher passes it as sharedMemBytes (docs/ABI.md); 0 when static.
+    j.attribute("dynamic_shared_bytes",
+                res.ldsBytes > kStaticSharedLimit ? res.ldsBytes : int64_t(0));
   });
   os << "\n";
   return res;

@@ -43,9 +43,12 @@ void mlir::fmha::buildNVVMToLLVMPassPipeline(OpPassManager &pm) {
   gpuPm.addPass(createConvertNVGPUToNVVMPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
-  // Every workgroup buffer in one dynamic shared memory block: static
-  // shared memory stops at 48 KiB (docs/ABI.md, "dynamic_shared_bytes").
-  gpuPm.addPass(fmha::createSharedToDynamicPass());
+  // Above 48 KiB (CUDA's static limit; a kernel with K/V stage rings),
+  // every workgroup buffer in one dynamic shared memory block (docs/ABI.md,
+  // "dynamic_shared_bytes").
+  fmha::SharedToDynamicPassOptions dynamic;
+  dynamic.minBytes = fmha::kStaticSharedLimit;
+  gpuPm.addPass(fmha::createSharedToDynamicPass(dynamic));
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

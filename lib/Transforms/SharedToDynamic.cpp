@@ -41,6 +41,7 @@ constexpr unsigned kShared = 3;
 
 struct SharedToDynamicPass
     : public fmha::impl::SharedToDynamicPassBase<SharedToDynamicPass> {
+  using SharedToDynamicPassBase::SharedToDynamicPassBase;
   void runOnOperation() override {
     Operation *root = getOperation();
     if (root->getNumRegions() != 1 || !root->getRegion(0).hasOneBlock())
@@ -77,6 +78,8 @@ struct SharedToDynamicPass
     }
     int64_t total = 0;
     SmallVector<int64_t> offsets = fmha::sharedLayout(sizes, total);
+    if (total <= minBytes)
+      return;
 
     MLIRContext *ctx = root->getContext();
     OpBuilder b(ctx);

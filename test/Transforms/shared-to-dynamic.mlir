@@ -1,6 +1,13 @@
 // fmha-shared-to-dynamic: the workgroup globals of a module in one external
 // (dynamic) shared array, each at the next multiple of its alignment.
 // RUN: fmha-opt %s --split-input-file --fmha-shared-to-dynamic --verify-diagnostics | FileCheck %s
+// With min-bytes at or above a layout's total (9223 bytes for @layout) the
+// globals stay static.
+// RUN: fmha-opt %s --split-input-file --fmha-shared-to-dynamic=min-bytes=9223 --verify-diagnostics | FileCheck %s --check-prefix=STATIC
+// STATIC-LABEL: module @layout
+// STATIC-NOT: fmha_dynamic_shared
+// STATIC: llvm.mlir.global internal @__wg_a()
+// STATIC-LABEL: module @widths
 
 // 100 bytes at 0 (alignment 16), then 8192 bytes aligned to 1024: 1024, then
 // 7 bytes without an alignment (16): 1024 + 8192 = 9216. The block takes the

@@ -38,6 +38,9 @@ struct CpuKernelOptions {
   /// fmha-peel-masked-tiles for a GPU target (false: every tile masked). The
   /// host target never peels (HostPipelineOptions::peel).
   bool peel = true;
+  /// fmha-pipeline-kv-stages on sm_90a (K/V staged a tile ahead by cp.async;
+  /// the lane emulator copies at once).
+  bool pipeline = false;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)
   /// Overrides of the chosen config (0 / -1: keep).
   int64_t blockM = 0, blockN = 0, shift = -1;

@@ -34,6 +34,9 @@ sharedLayout(llvm::ArrayRef<std::pair<int64_t, int64_t>> sizeAndAlign,
 
 /// The external global fmha-shared-to-dynamic places the buffers in.
 inline constexpr const char *kDynamicSharedSymbol = "fmha_dynamic_shared";
+/// CUDA's static shared memory per block: the NVVM back half makes a
+/// kernel's shared memory dynamic only above it.
+inline constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
 #define GEN_PASS_REGISTRATION
 #include "fmha/Transforms/Passes.h.inc"

@@ -122,7 +122,9 @@ def SharedToDynamicPass : Pass<"fmha-shared-to-dynamic"> {
     `sharedLayout` (include/fmha/Transforms/Passes.h) gives the same offsets
     and total, so the manifest states the bytes a launcher passes
     (`"dynamic_shared_bytes"`, docs/ABI.md). A global with an initializer,
-    or a non-array one, is an error.
+    or a non-array one, is an error. With `min-bytes` N the module is left
+    as it is when the layout's total is at most N (the NVVM back half
+    passes 49152: static shared memory up to CUDA's 48 KiB, dynamic above).
 
     Before:
     ```mlir
@@ -137,6 +139,10 @@ def SharedToDynamicPass : Pass<"fmha-shared-to-dynamic"> {
     %0 = llvm.getelementptr inbounds %b[8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
     ```
   }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"0",
+           "Leave the globals static when their layout takes at most this many bytes">
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 

@@ -131,9 +131,9 @@ struct PipelineKVStagesPass
 
   void runOnOperation() override {
     if (stages < 2) {
-      getOperation()->emitError() << "fmha-pipeline-kv-stages: stages must be "
-                                     "at least 2, got "
-                                  << stages;
+      mlir::emitError(getOperation()->getLoc())
+          << "fmha-pipeline-kv-stages: stages must be at least 2, got "
+          << static_cast<int64_t>(stages);
       return signalPassFailure();
     }
     int64_t nextRing = 0;
