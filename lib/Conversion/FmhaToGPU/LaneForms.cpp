@@ -372,14 +372,26 @@ LogicalResult LaneForms::visit(Operation *op) {
                << " k steps";
       // A page group scales its steps by one page's vd: its keys must lie in
       // one page (a consistency check of the config, not a decision).
-      auto gd = x.getKScale() ? x.getKScale().getDefiningOp<GatherDescaleOp>()
-                              : GatherDescaleOp();
+      // (fmha-fold-vd-rescale divides the gathered scales by the first
+      // key's: look through that division.)
+      Value ksV = x.getKScale();
+      if (auto div = ksV ? ksV.getDefiningOp<arith::DivFOp>() : arith::DivFOp())
+        ksV = div.getLhs();
+      auto gd = ksV ? ksV.getDefiningOp<GatherDescaleOp>() : GatherDescaleOp();
       auto ids = gd ? gd.getIds().getDefiningOp<PageIdsOp>() : PageIdsOp();
       int64_t groupKeys = cfg.getPvGroup() * layout->atom.k / layout->atom.elemBytes;
       if (route == VdRoute::PageGroups && ids && ids.getPageSize() % groupKeys)
         return fail("config vd_route = page_groups with pv_group = ")
                << cfg.getPvGroup() << ": a group of " << groupKeys
                << " keys does not lie in one page of " << ids.getPageSize();
+      // fmha.unit_first_page: the first group (accumulated unscaled) must
+      // hold the tile's first keys, the ones whose scale is 1.
+      if (route == VdRoute::PageGroups && x->hasAttr(kUnitFirstPageAttr))
+        for (int64_t key = 0; key < groupKeys; ++key)
+          if (ti->pvKeyPosition(key) >= groupKeys)
+            return fail("fmha.unit_first_page: the chip's pvKeyPosition moves "
+                        "key ")
+                   << key << " out of the first page group of " << groupKeys << " keys";
     }
     return set(x.getResult(), acc);
   }

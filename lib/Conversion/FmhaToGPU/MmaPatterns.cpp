@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -228,12 +229,24 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       return done();
     }
     Value zeroAcc = arith::ConstantOp::create(b, accT, b.getZeroAttr(accT));
+    // fmha-fold-vd-rescale made the first page's scale exactly 1 (o kept in
+    // units of its vd): that group accumulates into o through the MMA's C
+    // operand, with no multiply (LaneForms checked the group is that page).
+    bool unitFirst = !kscale.empty() && op->hasAttr(kUnitFirstPageAttr);
+    // The unit group goes last: the other groups' chains (from zero) do not
+    // wait for o, and it accumulates onto their sum.
+    SmallVector<int64_t> order;
+    for (int64_t g0 = unitFirst ? group : 0; g0 < steps; g0 += group)
+      order.push_back(g0);
+    if (unitFirst)
+      order.push_back(0);
     for (size_t bd = 0; bd < out.parts.size(); ++bd) {
-      for (int64_t g0 = 0; g0 < steps; g0 += group) {
-        Value c0 = kscale.empty() ? out.parts[bd] : zeroAcc;
+      for (int64_t g0 : order) {
+        bool direct = kscale.empty() || (unitFirst && g0 == 0);
+        Value c0 = direct ? out.parts[bd] : zeroAcc;
         for (int64_t c = g0; c < g0 + group; ++c)
           c0 = mma(vOperand(bd, c), pOps[c], c0);
-        if (kscale.empty()) {
+        if (direct) {
           out.parts[bd] = c0;
           continue;
         }

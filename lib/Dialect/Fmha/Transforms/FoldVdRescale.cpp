@@ -25,13 +25,20 @@ using namespace mlir::fmha;
 
 namespace {
 
-/// o_new = (rowbcast(alpha) * o) + (u * vd), u = P x V with a zero acc.
+/// o_new = (rowbcast(alpha) * o) + (u * vd), u = P x V with a zero acc; or,
+/// with a vd per V row, o_new = (rowbcast(alpha) * o) + u, u = P x V with a
+/// zero acc and k_scale = the per-row vd (then vdMul is null and vd is the
+/// tile's first key's vd, made by fold).
 struct Plan {
   arith::AddFOp update;
   Value alphaRow; // vector<BlockM>
   TileMmaOp pv;
   arith::MulFOp vdMul;
   Value vd; // f32 scalar, one per tile
+  /// Per-row vd: the gather_descale of k_scale and its per-token page ids.
+  GatherDescaleOp kDescale;
+  PageIdsOp kIds;
+  Value kScaleOf() { return pv.getKScale(); }
 };
 
 /// The parts of the update, or failure (the loop is then left alone) when the
@@ -52,12 +59,12 @@ FailureOr<Plan> plan(scf::ForOp loop) {
   for (Value side : {p.update.getLhs(), p.update.getRhs()}) {
     auto mul = side.getDefiningOp<arith::MulFOp>();
     if (!mul || !mul->hasOneUse())
-      return failure();
+      continue; // the product itself (vd per row), or not this shape
     for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
                         std::pair{mul.getRhs(), mul.getLhs()}}) {
       if (b == o && kvloop::rowOfBroadcast(a)) {
         p.alphaRow = kvloop::rowOfBroadcast(a);
-      } else if (auto mma = a.getDefiningOp<TileMmaOp>()) {
+      } else if (auto mma = a.getDefiningOp<TileMmaOp>(); mma && !p.pv) {
         Value vd = kvloop::splatScalar(b);
         std::optional<double> zero = kvloop::splatConstant(mma.getAcc());
         if (vd && vd.getType().isF32() && zero && *zero == 0.0 &&
@@ -70,8 +77,32 @@ FailureOr<Plan> plan(scf::ForOp loop) {
       }
     }
   }
+  // Per-row vd: the update adds the product itself.
+  if (p.alphaRow && !p.pv) {
+    for (Value side : {p.update.getLhs(), p.update.getRhs()}) {
+      auto mma = side.getDefiningOp<TileMmaOp>();
+      if (!mma || !mma.getKScale() || !mma->hasOneUse() || mma.getType() != oT ||
+          mma->getBlock() != loop.getBody() || mma->hasAttr(kUnitFirstPageAttr))
+        continue;
+      std::optional<double> zero = kvloop::splatConstant(mma.getAcc());
+      auto gd = mma.getKScale().getDefiningOp<GatherDescaleOp>();
+      auto ids = gd ? gd.getIds().getDefiningOp<PageIdsOp>() : PageIdsOp();
+      if (!zero || *zero != 0.0 || !ids || ids->getBlock() != loop.getBody())
+        continue;
+      p.pv = mma;
+      p.kDescale = gd;
+      p.kIds = ids;
+    }
+  }
   if (!p.alphaRow || !p.pv)
     return failure();
+  if (p.kDescale) {
+    DominanceInfo dom(loop);
+    if (!dom.properlyDominates(p.alphaRow, p.pv) ||
+        !dom.properlyDominates(p.kScaleOf(), p.pv))
+      return failure();
+    return p;
+  }
   // beta is computed where the product was: alpha and vd must be there.
   DominanceInfo dom(loop);
   auto rowT = dyn_cast<VectorType>(p.alphaRow.getType());
@@ -85,6 +116,17 @@ FailureOr<Plan> plan(scf::ForOp loop) {
 LogicalResult fold(scf::ForOp loop, Plan &p) {
   IRRewriter rw(loop.getContext());
   Location loc = loop.getLoc();
+  if (p.kDescale) {
+    // vd per V row: o is kept in units of the tile's first key's vd, c (its
+    // page's descale: the uniform page id of the tile start), and the rows'
+    // scales become vd / c, exactly 1 on the first page's keys.
+    rw.setInsertionPoint(p.pv);
+    auto id0 = PageIdsOp::create(rw, loc, rw.getI32Type(), p.kIds.getPages(),
+                                 p.kIds.getTileStart(), p.kIds.getSeqLen(),
+                                 p.kIds.getPageSizeAttr());
+    p.vd = GatherDescaleOp::create(rw, loc, rw.getF32Type(), p.kDescale.getDescale(),
+                                   id0, p.kDescale.getHead());
+  }
   rw.setInsertionPoint(loop);
   Value one = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(1.0f));
   // The first tile's beta multiplies o' = 0: any vd_prev works; 1 is safe.
@@ -121,15 +163,26 @@ LogicalResult fold(scf::ForOp loop, Plan &p) {
       vector::BroadcastOp::create(rw, loc, p.alphaRow.getType(), ratio));
   auto oT = cast<VectorType>(o.getType());
   Value acc = arith::MulFOp::create(rw, loc, kvloop::broadcastRow(rw, loc, beta, oT), o);
+  Value kScale;
+  if (p.kDescale) {
+    Value ks = p.kScaleOf();
+    kScale = arith::DivFOp::create(
+        rw, loc, ks, vector::BroadcastOp::create(rw, loc, ks.getType(), vd));
+  }
   auto pv = TileMmaOp::create(rw, loc, oT, p.pv.getLhs(), p.pv.getRhs(), acc,
-                              Value(), p.pv.getTransposeRhs());
+                              kScale, p.pv.getTransposeRhs());
+  if (p.kDescale)
+    pv->setAttr(kUnitFirstPageAttr, rw.getUnitAttr());
   rw.replaceAllUsesWith(p.update.getResult(), pv.getResult());
   Operation *alphaMul =
-      (p.update.getLhs().getDefiningOp() == p.vdMul ? p.update.getRhs()
-                                                     : p.update.getLhs())
+      (p.update.getLhs().getDefiningOp() == (p.vdMul ? p.vdMul.getOperation()
+                                                      : p.pv.getOperation())
+           ? p.update.getRhs()
+           : p.update.getLhs())
           .getDefiningOp();
   rw.eraseOp(p.update);
-  rw.eraseOp(p.vdMul);
+  if (p.vdMul)
+    rw.eraseOp(p.vdMul);
   rw.eraseOp(alphaMul);
   rw.eraseOp(p.pv);
 

@@ -53,12 +53,29 @@ func.func @kv_blockscale_page1024(
 
 // -----
 
-// vd per V row (pages smaller than the tile) rides on k_scale: untouched.
-// CHECK-LABEL: func @negative_page16_vd_per_row
-// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>)
-// CHECK: fmha.tile_mma {{.*}} k_scale(
-// CHECK: arith.addf {{.*}} : vector<16x64xf32>
-func.func @negative_page16_vd_per_row(
+// vd per V row (pages smaller than the tile) rides on k_scale: o is kept
+// in units of c, the vd of the tile's first key (its page's descale, read
+// through the tile start's uniform page id), the row scales become vd / c
+// (exactly 1 on the first page: fmha.unit_first_page), and the product
+// accumulates into beta * o' with beta = alpha * c_prev / c; c is carried
+// and the epilogue multiplies by the last one.
+// CHECK-LABEL: func @page16_vd_per_row
+// CHECK: scf.for %[[T:.*]] = {{.*}} iter_args({{.*}}, %[[O:[a-z0-9_]+]] = %{{.*}}, %[[CPREV:[a-z0-9_]+]] = %cst{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x64xf32>, f32)
+// CHECK: %[[START:.*]] = arith.muli %[[T]], %c32 : index
+// CHECK: %[[IDS:.*]] = fmha.page_ids %[[PAGES:.*]][%[[START]]] {{.*}} -> vector<32xi32>
+// CHECK: fmha.gather_descale %{{.*}}[%[[IDS]]] head(%{{.*}}) : memref<?x2xf32>, vector<32xi32> -> vector<32xf32>
+// CHECK: %[[VD:.*]] = fmha.gather_descale %[[VDS:[a-z0-9]+]][%[[IDS]]] head(%[[H:.*]]) : memref<?x2xf32>, vector<32xi32> -> vector<32xf32>
+// CHECK: %[[ID0:.*]] = fmha.page_ids %[[PAGES]][%[[START]]] {{.*}} -> i32
+// CHECK: %[[C:.*]] = fmha.gather_descale %[[VDS]][%[[ID0]]] head(%[[H]]) : memref<?x2xf32>, i32 -> f32
+// CHECK: %[[R:.*]] = arith.divf %[[CPREV]], %[[C]] : f32
+// CHECK: %[[CV:.*]] = vector.broadcast %[[C]] : f32 to vector<32xf32>
+// CHECK: %[[KS:.*]] = arith.divf %[[VD]], %[[CV]] : vector<32xf32>
+// CHECK: %[[O2:.*]] = fmha.tile_mma %{{.*}}, %{{.*}}, %{{.*}} k_scale(%[[KS]] : vector<32xf32>) {fmha.unit_first_page}
+// CHECK-NOT: arith.addf {{.*}} : vector<16x64xf32>
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %[[O2]], %[[C]] :
+// CHECK: %[[FIX:.*]] = vector.broadcast %{{.*}}#3 : f32 to vector<16x64xf32>
+// CHECK: arith.mulf %{{.*}}#2, %[[FIX]] : vector<16x64xf32>
+func.func @page16_vd_per_row(
     %q: memref<?x8x64xf8E4M3FN>, %k: memref<?x16x2x64xf8E4M3FN>,
     %v: memref<?x16x2x64xf8E4M3FN>, %qo: memref<?xi32>, %kvp: memref<?xi32>,
     %ids: memref<?xi32>, %last: memref<?xi32>, %qd: memref<1xf32>,

@@ -25,6 +25,11 @@ inline constexpr const char *kFullTilesAttr = "fmha.full_tiles";
 inline constexpr const char *kMaskedTilesAttr = "fmha.masked_tiles";
 /// On a KV loop fmha-pipeline-kv-stages rewrote (its K/V from rings).
 inline constexpr const char *kPipelinedAttr = "fmha.pipelined";
+/// On an fmha.tile_mma whose k_scale fmha-fold-vd-rescale divided by the
+/// tile's first key's vd: the scale is 1 on every key of the tile's first
+/// page, so a lowering may accumulate that page's products into acc without
+/// a multiply (the page_groups route's first group).
+inline constexpr const char *kUnitFirstPageAttr = "fmha.unit_first_page";
 /// The #fmha.config fmha-tile leaves on the grid (scf.forall) it writes.
 inline constexpr const char *kGridConfigAttr = "fmha.config";
 enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };

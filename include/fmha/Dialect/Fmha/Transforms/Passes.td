@@ -176,9 +176,15 @@ def FmhaFoldVdRescale : Pass<"fmha-fold-vd-rescale"> {
     beta = alpha * vd_{t-1} / vd_t, one scalar division per tile, so the
     product accumulates into o' directly (the MFMA / mma.sync C operand). The
     vd of the last tile is carried in the loop and multiplies o' once in the
-    epilogue. vd per V row (pages smaller than the tile, `k_scale`) is left
-    alone. Descales are > 0 (the quantizers floor them), so the division is
-    safe. A vd already carried in the loop (after fmha-prefetch-page-ids) is
+    epilogue. With a vd per V row (pages smaller than the tile: the
+    product's `k_scale`), o is kept in units of c_t, the vd of the tile's
+    first key (its page's descale, read through a uniform `fmha.page_ids`
+    of the tile start), the row scales become vd / c_t (exactly 1 on the
+    tile's first page; the product gets `fmha.unit_first_page`, so a
+    lowering may accumulate that page's MMA steps into o through the C
+    operand with no multiply: the page_groups route), and the product
+    accumulates into beta * o' with beta = alpha * c_{t-1} / c_t. Descales
+    are > 0 (the quantizers floor them), so the division is safe. A vd already carried in the loop (after fmha-prefetch-page-ids) is
     folded the same way. A KV loop whose update is not this shape (no
     (m, l, o) iter args, o not a 2-d f32 tile, alpha or vd defined after the
     product, ...) is left unchanged.
