@@ -233,12 +233,16 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
     // units of its vd): that group accumulates into o through the MMA's C
     // operand, with no multiply (LaneForms checked the group is that page).
     bool unitFirst = !kscale.empty() && op->hasAttr(kUnitFirstPageAttr);
-    // The unit group goes last: the other groups' chains (from zero) do not
-    // wait for o, and it accumulates onto their sum.
+    // With two groups the unit one goes last: the other chain (from zero)
+    // does not wait for o, and it accumulates onto the sum (page 64: 1203
+    // modelled cycles on gfx942 where first gives 1215). With more, first:
+    // last kept the chains live longer and spilled VGPRs at page 16 (11 on
+    // gfx942; docs/AMDGPU_STATIC_REPORT.md).
     SmallVector<int64_t> order;
-    for (int64_t g0 = unitFirst ? group : 0; g0 < steps; g0 += group)
+    bool unitLast = unitFirst && steps / group == 2;
+    for (int64_t g0 = unitLast ? group : 0; g0 < steps; g0 += group)
       order.push_back(g0);
-    if (unitFirst)
+    if (unitLast)
       order.push_back(0);
     for (size_t bd = 0; bd < out.parts.size(); ++bd) {
       for (int64_t g0 : order) {
