@@ -6,9 +6,10 @@
 # benchmark grid with and without the pipeline in one process lifetime;
 # compute-sanitizer memcheck, racecheck and synccheck on pipelined kernels.
 #   bench/nvidia/device_pipeline.sh KDIR OUTDIR [check|speed|peers]...
-# KDIR: m90a (make_matrix.py --quick --chip sm_90a --flag=--pipeline), m90
-# (make_matrix.py --quick --chip sm_90), b90a-pipe (make_bench.py --chip
-# sm_90a --flag=--pipeline), b90a-sync (make_bench.py --chip sm_90a).
+# KDIR: m90a and m90 (make_matrix.py --quick --chip sm_90a|sm_90
+# --flag=--pipeline), b90a-pipe and b90a-sync (make_bench.py --chip sm_90a
+# with and without --flag=--pipeline), and, when present, b90-pipe and
+# b90-sync (the same for sm_90).
 set -u
 KDIR=$1
 OUT=$2
@@ -35,8 +36,8 @@ for step in "$@"; do
     fmha_dev_check_set "$KDIR" m90 "$OUT" ;;
   speed)
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/clocks.txt" 2>&1
-    for b in b90a-pipe b90a-sync; do
-      fmha_dev_time_folder "$KDIR/$b" "$OUT/ours-$b.jsonl"
+    for b in b90a-pipe b90a-sync b90-pipe b90-sync; do
+      [ -d "$KDIR/$b" ] && fmha_dev_time_folder "$KDIR/$b" "$OUT/ours-$b.jsonl"
     done
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader >> "$OUT/clocks.txt" 2>&1 ;;
   peers)

@@ -189,10 +189,10 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   pm.addPass(fmha::createExpandTanhPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // sm_90a, when asked: the full tiles' K and V staged one tile ahead by
+  // NVIDIA, when asked: the full tiles' K and V staged one tile ahead by
   // cp.async into a 2-stage ring (dynamic shared memory above 48 KiB).
   const ChipInfo *info = lookupChip(chip);
-  if (pipeline && info && info->warpgroupMma) {
+  if (pipeline && info && info->vendor == ChipVendor::NVIDIA) {
     pm.addPass(createFmhaPipelineKVStages());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

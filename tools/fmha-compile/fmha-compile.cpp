@@ -50,7 +50,7 @@ static cl::opt<bool> optCompileNoPeel(
     cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optCompilePipeline(
     "pipeline",
-    cl::desc("sm_90a: run fmha-pipeline-kv-stages: the full tiles' K/V staged "
+    cl::desc("sm_90 / sm_90a: run fmha-pipeline-kv-stages: the full tiles' K/V staged "
              "one tile ahead by cp.async into a 2-stage ring (off by default "
              "until measured on the H200)"),
     cl::init(false), cl::cat(kToolCategory));

@@ -32,7 +32,7 @@ struct CompileOptions {
   bool folds = true;
   /// fmha-peel-masked-tiles (false masks every KV tile; for measurements).
   bool peel = true;
-  /// sm_90a: fmha-pipeline-kv-stages (the full tiles' K/V staged one tile
+  /// NVIDIA (sm_90, sm_90a): fmha-pipeline-kv-stages (the full tiles' K/V staged one tile
   /// ahead by cp.async into a 2-stage ring). Off by default until it has
   /// been run and measured on the H200 (bench/NOTES.md).
   bool pipeline = false;

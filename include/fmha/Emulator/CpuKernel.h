@@ -38,7 +38,7 @@ struct CpuKernelOptions {
   /// fmha-peel-masked-tiles for a GPU target (false: every tile masked). The
   /// host target never peels (HostPipelineOptions::peel).
   bool peel = true;
-  /// fmha-pipeline-kv-stages on sm_90a (K/V staged a tile ahead by cp.async;
+  /// fmha-pipeline-kv-stages on sm_90 / sm_90a (K/V staged a tile ahead by cp.async;
   /// the lane emulator copies at once).
   bool pipeline = false;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)

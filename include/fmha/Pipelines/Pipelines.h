@@ -68,7 +68,7 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> pipeline{
       *this, "pipeline",
-      llvm::cl::desc("sm_90a: run fmha-pipeline-kv-stages (the full tiles' "
+      llvm::cl::desc("NVIDIA: run fmha-pipeline-kv-stages (the full tiles' "
                      "K/V staged one tile ahead by cp.async; off until "
                      "measured on the H200)"),
       llvm::cl::init(false)};

@@ -328,7 +328,7 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
   let description = [{
     Software pipelining of the steady-state KV loop (the `fmha.full_tiles`
     loop fmha-peel-masked-tiles writes) on chips with asynchronous copies
-    into shared memory (sm_90a). Each `fmha.gather_kv` of that loop becomes
+    into shared memory (sm_90 and sm_90a: cp.async). Each `fmha.gather_kv` of that loop becomes
 
     - before the loop, `fmha.stage_kv` of the loop's first tile into stage
       `lb % stages` (enabled when the loop runs at all);
