@@ -5,7 +5,9 @@
 # memory became dynamic too) against the oracle and the emulation; the
 # benchmark grid with and without the pipeline in one process lifetime;
 # compute-sanitizer memcheck, racecheck and synccheck on pipelined kernels.
-#   bench/nvidia/device_pipeline.sh KDIR OUTDIR [check|speed|peers]...
+#   bench/nvidia/device_pipeline.sh KDIR OUTDIR [check|check90|speed|peers]...
+# KDIR is what bench/nvidia/make_pipeline_kernels.sh compiles here (28 MiB:
+# carry it). One device call fits check + speed; check90 + peers a second.
 # KDIR: m90a and m90 (make_matrix.py --quick --chip sm_90a|sm_90
 # --flag=--pipeline), b90a-pipe and b90a-sync (make_bench.py --chip sm_90a
 # with and without --flag=--pipeline), and, when present, b90-pipe and
