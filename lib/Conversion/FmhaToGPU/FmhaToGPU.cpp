@@ -85,14 +85,11 @@ struct ConvertFmhaToGPUPass
              << " x (D + Dv) " << (fp8 ? "fp8" : "16-bit") << " values), more than the "
              << tileTarget->sharedMemoryBytesPerBlock() << " one workgroup may have";
     // The rings of fmha-pipeline-kv-stages come on top, up to what the
-    // launcher can allow (dynamic shared memory on NVIDIA), on a chip whose
-    // lowering has the asynchronous copies that fill them.
-    if (ringBytes(kernel) && !tileTarget->hasAsyncCopies())
-      return kernel.emitOpError(prefix)
-             << "fmha.stage_kv needs asynchronous copies into shared memory, "
-                "which this chip's lowering does not have";
+    // launcher can allow (dynamic shared memory on NVIDIA). A chip without
+    // the asynchronous copies that fill them is refused by LaneForms.
     if (int64_t rings = ringBytes(kernel);
-        rings && ldsBytes + rings > tileTarget->maxSharedMemoryBytesPerBlock())
+        rings && tileTarget->hasAsyncCopies() &&
+        ldsBytes + rings > tileTarget->maxSharedMemoryBytesPerBlock())
       return kernel.emitOpError(prefix)
              << "the K and V tiles and their stage rings need " << ldsBytes + rings
              << " bytes of workgroup memory, more than the "

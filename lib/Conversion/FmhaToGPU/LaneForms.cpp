@@ -304,9 +304,6 @@ LogicalResult LaneForms::visit(Operation *op) {
     if (auto x = dyn_cast<GatherKVOp>(op);
         x && failed(checkCache(x.getCache(), x.getIds(), x.getKvLayout())))
       return failure();
-    if (isa<StagedKVOp>(op) && !ti->hasAsyncCopies())
-      return fail("fmha.staged_kv needs asynchronous copies into shared "
-                  "memory, which this chip's lowering does not have");
     if (isV && !fitBits(bn, [&](int64_t key) { return ti->pvKeyPosition(key); }))
       return fail("pvKeyPosition is not linear in the key bits");
     if (isK && !runStartsAligned(layout->kvRuns))

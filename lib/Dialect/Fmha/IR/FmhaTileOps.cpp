@@ -77,16 +77,36 @@ LogicalResult StageKVOp::verify() {
                            << ") must have the same token count";
   if (!getInBounds())
     return emitOpError() << "a staged tile must be in_bounds (no zero-fill)";
-  if (getStages() < 2)
-    return emitOpError() << "a ring needs at least 2 stages, got " << getStages();
+  if (static_cast<int64_t>(getStages()) < 2)
+    return emitOpError() << "a ring needs at least 2 stages, got " << static_cast<int64_t>(getStages());
   return success();
 }
 
 LogicalResult StagedKVOp::verify() {
-  if (getStages() < 2)
-    return emitOpError() << "a ring needs at least 2 stages, got " << getStages();
-  if (getPending() < 0)
-    return emitOpError() << "pending must be >= 0, got " << getPending();
+  if (static_cast<int64_t>(getStages()) < 2)
+    return emitOpError() << "a ring needs at least 2 stages, got " << static_cast<int64_t>(getStages());
+  if (static_cast<int64_t>(getPending()) < 0)
+    return emitOpError() << "pending must be >= 0, got " << static_cast<int64_t>(getPending());
+  // The ring's fmha.stage_kv ops (in the enclosing function or kernel) fill
+  // the stage it reads: at least one, each with its stages and tile type.
+  Operation *scope = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  bool found = false;
+  WalkResult r = scope->walk([&](StageKVOp s) {
+    if (s.getRing() != getRing())
+      return WalkResult::advance();
+    found = true;
+    if (s.getStages() != getStages() || s.getTileType() != getTile().getType()) {
+      emitOpError() << "ring " << getRing() << " is filled by an fmha.stage_kv of "
+                    << s.getStages() << " stages of " << s.getTileType()
+                    << ", not " << getStages() << " of " << getTile().getType();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  if (!found)
+    return emitOpError() << "ring " << getRing() << " has no fmha.stage_kv to fill it";
   return success();
 }
 

@@ -174,42 +174,36 @@ struct PipelineKVStagesPass
       return SmallVector<Value>{g.getCache(), g.getIds(), g.getHead(),
                                 g.getTileStart(), g.getSeqLen()};
     };
+    // Ops the builders create are remembered, to be erased on a miss.
     llvm::SetVector<Operation *> made;
-    auto track = [&](OpBuilder &b, auto fn) {
-      // Ops the builder creates while fn runs are remembered for undo.
-      struct Listener : OpBuilder::Listener {
-        llvm::SetVector<Operation *> &made;
-        explicit Listener(llvm::SetVector<Operation *> &m) : made(m) {}
-        void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
-          made.insert(op);
-        }
-      } l(made);
-      b.setListener(&l);
-      bool ok = fn();
-      b.setListener(nullptr);
-      return ok;
+    struct Listener : OpBuilder::Listener {
+      llvm::SetVector<Operation *> &made;
+      explicit Listener(llvm::SetVector<Operation *> &m) : made(m) {}
+      void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+        made.insert(op);
+      }
+    } listener(made);
+    pre.setListener(&listener);
+    in.setListener(&listener);
+    // g's operands as `vals` sees them, into `out`; false on a miss.
+    auto operandsIn = [&](IterationValues &vals, GatherKVOp g,
+                          SmallVector<Value> &out) {
+      for (Value v : operandsOf(g)) {
+        Value x = vals.get(v);
+        if (!x)
+          return false;
+        out.push_back(x);
+      }
+      return true;
     };
     bool ok = true;
     for (GatherKVOp g : gathers) {
       Operands o;
-      ok = ok && track(pre, [&] {
-             for (Value v : operandsOf(g))
-               if (Value f = first.get(v))
-                 o.first.push_back(f);
-               else
-                 return false;
-             return true;
-           });
-      ok = ok && track(in, [&] {
-             for (Value v : operandsOf(g))
-               if (Value n = next.get(v))
-                 o.next.push_back(n);
-               else
-                 return false;
-             return true;
-           });
+      ok = ok && operandsIn(first, g, o.first) && operandsIn(next, g, o.next);
       ops.push_back(o);
     }
+    pre.setListener(nullptr);
+    in.setListener(nullptr);
     if (!ok) {
       for (Operation *op : llvm::reverse(made))
         op->erase();
