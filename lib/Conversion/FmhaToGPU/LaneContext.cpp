@@ -185,6 +185,26 @@ Value LaneContext::materializeAffine(ImplicitLocOpBuilder &b, Value base,
 Value LaneContext::maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m,
                               int64_t j) const {
   Value c = colConst(b, j), r;
+  if (!m.lb.empty() && !m.ub.empty()) {
+    // Both bounds (a window's): lb <= c <= ub as one unsigned compare,
+    // c - lb <u max(ub - lb + 1, 0), where c - lb wraps to a huge value
+    // below lb. The two signed compares and their and cost a lane mask
+    // each per element (64-bit SGPR pairs on AMDGPU: the window kernels
+    // spilled 22 SGPRs), and c stays a constant either way (no per-element
+    // column register). Columns are >= 0, so lb clamps at 0 first: ub is
+    // at most the sequence's end (joined with key < seq_len), and
+    // ub - lb + 1 cannot overflow.
+    auto t = cast<VectorType>(c.getType());
+    auto splat = [&](int64_t v) -> Value {
+      return vector::BroadcastOp::create(b, t, laneConstI32(b, v));
+    };
+    Value lb = arith::MaxSIOp::create(b, m.lb[j], splat(0));
+    Value count = arith::MaxSIOp::create(
+        b, arith::AddIOp::create(b, arith::SubIOp::create(b, m.ub[j], lb), splat(1)),
+        splat(0));
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                 arith::SubIOp::create(b, c, lb), count);
+  }
   if (!m.lb.empty())
     r = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, c, m.lb[j]);
   if (!m.ub.empty()) {

@@ -82,7 +82,9 @@ struct LaneContext {
   Value colConst(ImplicitLocOpBuilder &b, int64_t j) const;
   /// base + the column constants of atom j.
   Value materializeAffine(ImplicitLocOpBuilder &b, Value base, int64_t j) const;
-  /// The mask lb <= C <= ub of atom j.
+  /// The mask lb <= C <= ub of atom j (C: the atom's column constants);
+  /// with both bounds one unsigned compare, C - max(lb, 0) <u
+  /// max(ub - max(lb, 0) + 1, 0).
   Value maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m, int64_t j) const;
   /// The column form of a vec value (materializing an affine one).
   SmallVector<Value> colsOf(ImplicitLocOpBuilder &b, Value orig,
