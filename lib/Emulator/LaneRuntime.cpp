@@ -86,7 +86,7 @@ DType dtypeOf(int32_t fmt) {
 }
 
 enum class State { Runnable, AtWaveOp, AtBarrier, Done };
-enum class WaveOp { None, Shuffle, ReadFirstLane, Mma, Wgmma };
+enum class WaveOp { None, Shuffle, ReadFirstLane, Transpose8, Mma, Wgmma };
 
 struct Lane {
   ucontext_t ctx;
@@ -187,6 +187,25 @@ void runShuffle(Lane *const *w, int64_t n) {
     int32_t v = valid ? w[seg + src]->value : l.value;
     l.result = static_cast<int64_t>(static_cast<uint32_t>(v)) |
                (static_cast<int64_t>(valid) << 32);
+  }
+}
+
+/// A wave's 8-byte transpose loads (AMDGPU ds_read_b64_tr_b8): each lane
+/// gave the 8 bytes it addresses (descA, little-endian); in each group of 16
+/// lanes (base G), byte j of lane L's result is byte L % 8 of lane
+/// G + ((L / 8) % 2) + 2j's. The CDNA4 rule as AMD's rocjitsu simulator
+/// (emulation/rocjitsu, ds_transpose.h) and Triton's AMD lowering state it;
+/// not run on an MI355 here (docs/LANE_EMULATOR.md).
+void runTranspose8(Lane *const *w, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t g = i & ~int64_t(15), h = (i >> 3) & 1, byte = i & 7;
+    uint64_t r = 0;
+    for (int64_t j = 0; j < 8; ++j) {
+      int64_t src = g + h + 2 * j;
+      uint64_t v = src < n ? static_cast<uint64_t>(w[src]->descA) : 0;
+      r |= ((v >> (8 * byte)) & 0xFF) << (8 * j);
+    }
+    w[i]->result = static_cast<int64_t>(r);
   }
 }
 
@@ -418,6 +437,7 @@ const char *opName(WaveOp op) {
   switch (op) {
   case WaveOp::Shuffle: return "shuffle";
   case WaveOp::ReadFirstLane: return "readfirstlane";
+  case WaveOp::Transpose8: return "transpose load";
   case WaveOp::Mma: return "MMA";
   case WaveOp::Wgmma: return "wgmma";
   default: return "?";
@@ -525,6 +545,14 @@ bool runWorkgroup(Launch &L) {
       case WaveOp::ReadFirstLane:
         for (int64_t i = 0; i < n; ++i)
           wave[i]->result = first.value;
+        break;
+      case WaveOp::Transpose8:
+        if (n % 16) {
+          setError("a transpose load needs whole groups of 16 lanes (" +
+                   where(L, first) + ")");
+          return false;
+        }
+        runTranspose8(wave.data(), n);
         break;
       case WaveOp::Mma:
         if (!runMma(wave.data(), n, err)) {
@@ -692,6 +720,13 @@ int32_t fmha_lane_readfirstlane(int32_t site, int32_t value) {
   return static_cast<int32_t>(l.result);
 }
 
+int64_t fmha_lane_transpose8(int32_t site, int64_t bytes) {
+  Lane &l = self();
+  l.descA = bytes;
+  suspend(State::AtWaveOp, WaveOp::Transpose8, site);
+  return l.result;
+}
+
 void fmha_lane_mma(int32_t site, int32_t kind, void *a, void *b, void *c,
                    void *d) {
   Lane &l = self();
@@ -798,6 +833,7 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kBarrier, reinterpret_cast<void *>(&fmha_lane_barrier)},
           {kShuffle, reinterpret_cast<void *>(&fmha_lane_shuffle)},
           {kReadFirstLane, reinterpret_cast<void *>(&fmha_lane_readfirstlane)},
+          {kTranspose8, reinterpret_cast<void *>(&fmha_lane_transpose8)},
           {kMma, reinterpret_cast<void *>(&fmha_lane_mma)},
           {kWgmma, reinterpret_cast<void *>(&fmha_lane_wgmma)},
           {kCvtPkFp8, reinterpret_cast<void *>(&fmha_lane_cvt_pk_fp8)},

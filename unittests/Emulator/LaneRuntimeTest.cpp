@@ -291,6 +291,63 @@ TEST(LaneRuntime, ShuffleAndReadFirstLanePerWave) {
   }
 }
 
+// Transpose loads (ds_read_b64_tr_b8): with each 16-lane group g = L / 16
+// addressing a row-major 64 x 32 byte tile B[k][n] as CK and Triton build a
+// 32x32x64 MFMA operand (lane s = L % 16 of read q reads 8 bytes of row
+// 8 (q % 2) + 32 (q / 2) + 16 (g / 2) + s / 2 at column 16 (g % 2) +
+// 8 (s % 2)), the four reads give lane L exactly the operand layout AMD
+// documents (byte e: n = L % 32, k = 16 (L / 32) + 32 (e / 16) + e % 16;
+// AMDGPUTargetInfo::bFragElem), from the runtime's transpose rule.
+uint8_t gTile[64][32];
+
+void transposeLane(int64_t *args) {
+  int64_t L = fmha_lane_id(lane::ThreadX);
+  int64_t g = L / 16, s = L % 16;
+  uint8_t got[32];
+  for (int64_t q = 0; q < 4; ++q) {
+    int64_t row = 8 * (q % 2) + 32 * (q / 2) + 16 * (g / 2) + s / 2;
+    int64_t col = 16 * (g % 2) + 8 * (s % 2);
+    int64_t own = 0;
+    std::memcpy(&own, &gTile[row][col], 8);
+    int64_t r = fmha_lane_transpose8(static_cast<int32_t>(1 + q), own);
+    std::memcpy(got + 8 * q, &r, 8);
+  }
+  int64_t bad = 0;
+  for (int64_t e = 0; e < 32; ++e) {
+    int64_t n = L % 32, k = 16 * (L / 32) + 32 * (e / 16) + e % 16;
+    bad += got[e] != gTile[k][n];
+  }
+  gOut[L] = bad;
+  (void)args;
+}
+
+TEST(LaneRuntime, TransposeLoadsBuildTheDocumentedMfmaOperand) {
+  // Two fillings, the low 8 and the high 3 bits of the element's index
+  // k * 32 + n: together they tell every element of the tile apart.
+  for (int fill = 0; fill < 2; ++fill) {
+    for (int k = 0; k < 64; ++k)
+      for (int n = 0; n < 32; ++n)
+        gTile[k][n] = static_cast<uint8_t>(fill ? (k * 32 + n) >> 8 : (k * 32 + n) & 0xFF);
+    gOut.assign(64, -1);
+    fmha_lane_launch(transposeLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+    ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+    for (int64_t L = 0; L < 64; ++L)
+      EXPECT_EQ(gOut[L], 0) << "lane " << L << " fill " << fill;
+  }
+}
+
+void transposeHalfWave(int64_t *args) {
+  int64_t L = fmha_lane_id(lane::ThreadX);
+  if (L < 40) // not whole groups of 16 at the op: an error, not a guess
+    fmha_lane_transpose8(1, 0);
+  (void)args;
+}
+
+TEST(LaneRuntime, TransposeLoadOfAPartialWaveIsAnError) {
+  fmha_lane_launch(transposeHalfWave, 1, 1, 1, 40, 1, 1, nullptr, 64);
+  EXPECT_NE(lane::takeLaneRuntimeError(), "");
+}
+
 void sharedLane(int64_t *args) {
   int64_t t = fmha_lane_id(lane::ThreadX);
   auto *s = static_cast<int32_t *>(fmha_lane_shared(0, 4 * 256));

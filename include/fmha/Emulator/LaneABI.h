@@ -15,6 +15,13 @@
 //   int64_t fmha_lane_shuffle(i32 site, i32 mode, i32 value, i32 offset,
 //                             i32 width)       // value | valid << 32
 //   int32_t fmha_lane_readfirstlane(i32 site, i32 value)
+//   int64_t fmha_lane_transpose8(i32 site, i64 bytes)
+//                                              // the data movement of a
+//                                              // transpose load: `bytes`,
+//                                              // the 8 bytes this lane
+//                                              // addresses (it read them
+//                                              // itself), in, the lane's
+//                                              // transposed 8 out
 //   void    fmha_lane_mma(i32 site, i32 kind, void *a, void *b, void *c,
 //                         void *d)             // kind: mmaKind()
 //   void    fmha_lane_wgmma(i32 site, i32 kind, i32 n, i32 scaleD, void *a,
@@ -54,6 +61,7 @@ inline constexpr const char *kShared = "fmha_lane_shared";
 inline constexpr const char *kBarrier = "fmha_lane_barrier";
 inline constexpr const char *kShuffle = "fmha_lane_shuffle";
 inline constexpr const char *kReadFirstLane = "fmha_lane_readfirstlane";
+inline constexpr const char *kTranspose8 = "fmha_lane_transpose8";
 inline constexpr const char *kMma = "fmha_lane_mma";
 inline constexpr const char *kWgmma = "fmha_lane_wgmma";
 inline constexpr const char *kCvtPkFp8 = "fmha_lane_cvt_pk_fp8";
@@ -139,6 +147,7 @@ void fmha_lane_barrier(int32_t site);
 int64_t fmha_lane_shuffle(int32_t site, int32_t mode, int32_t value,
                           int32_t offset, int32_t width);
 int32_t fmha_lane_readfirstlane(int32_t site, int32_t value);
+int64_t fmha_lane_transpose8(int32_t site, int64_t bytes);
 void fmha_lane_mma(int32_t site, int32_t kind, void *a, void *b, void *c,
                    void *d);
 void fmha_lane_wgmma(int32_t site, int32_t kind, int32_t n, int32_t scaleD,

@@ -140,6 +140,15 @@ public:
         .getResult(0);
   }
 
+  bool transposeLoadsV() const override {
+    return eb == 1 && k == 64 && atom.m == 32; // gfx950's 32x32x64 fp8
+  }
+  Value transposeLoad8(OpBuilder &b, Location loc, Value lds,
+                       Value at) const override {
+    Value ix = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), at);
+    return amdgpu::TransposeLoadOp::create(
+        b, loc, VectorType::get({8}, b.getI8Type()), lds, ValueRange{ix});
+  }
   bool hasBoundedViews() const override { return true; }
   Value boundedView(OpBuilder &b, Location loc, Value view,
                     Value validBytes) const override {

@@ -310,8 +310,17 @@ LogicalResult LaneForms::visit(Operation *op) {
       return fail("operand run start not aligned");
     ValueForm f{FormKind::KV};
     f.isV = isV;
-    f.ldsRows = isV ? d : bn;
-    f.ldsCols = (isV ? bn : d) * eb;
+    // A gathered V is staged row-major where the chip reads its operand by
+    // transpose loads (a staged_kv's ring is K's layout, transposed by the
+    // lanes: chips with async copies have no transpose loads).
+    f.vRowMajor = isV && isa<GatherKVOp>(op) && ti->transposeLoadsV();
+    if (f.vRowMajor && (!pvKeyInverse(*ti, bn) || bn % 64 ||
+                        layout->atom.k != 64 || layout->atom.m != 32))
+      return fail("transpose loads of V need a 32x32x64 atom, a multiple of "
+                  "64 keys and a bit-linear inverse of pvKeyPosition");
+    bool vt = f.transposedInLds();
+    f.ldsRows = vt ? d : bn;
+    f.ldsCols = (vt ? bn : d) * eb;
     if (ti->warpgroupMma()) {
       // The warpgroup MMA: one warpgroup, B rows of whole swizzle widths
       // (32, 64 or 128 bytes, or a multiple of 128), N = rows <= 256.
@@ -347,7 +356,8 @@ LogicalResult LaneForms::visit(Operation *op) {
     } else {
       if (lhs.kind != FormKind::P || !rhs.isV)
         return fail("P V expects fp8 P from scores and a V tile");
-      if (failed(layout->pvOperandElems(*ti, rhs.ldsCols / layout->atom.elemBytes, op)))
+      int64_t keyBytes = rhs.vKeyBytes(layout->atom.elemBytes);
+      if (failed(layout->pvOperandElems(*ti, keyBytes / layout->atom.elemBytes, op)))
         return failure();
       VdRoute route = cfg.getVdRoute();
       bool perKey = route == VdRoute::PageGroups || route == VdRoute::ScaledP;
@@ -361,7 +371,7 @@ LogicalResult LaneForms::visit(Operation *op) {
         if (!ks || ks->kind != FormKind::Vec || !(ks->col || ks->aff))
           return fail("k_scale has no column form");
       }
-      int64_t steps = rhs.ldsCols / layout->atom.k;
+      int64_t steps = keyBytes / layout->atom.k;
       if (route == VdRoute::PageGroups &&
           (cfg.getPvGroup() < 1 || steps % cfg.getPvGroup()))
         return fail("config pv_group = ")

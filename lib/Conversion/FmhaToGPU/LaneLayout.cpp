@@ -25,6 +25,18 @@ mlir::fmha::fitBits(int64_t n, function_ref<int64_t(int64_t)> f) {
   return r;
 }
 
+std::optional<BitLinear> mlir::fmha::pvKeyInverse(const TargetInfo &ti,
+                                                  int64_t keys) {
+  SmallVector<int64_t> keyAt(keys, -1); // the key at each position
+  for (int64_t k = 0; k < keys; ++k) {
+    int64_t p = ti.pvKeyPosition(k);
+    if (p < 0 || p >= keys || keyAt[p] >= 0)
+      return std::nullopt;
+    keyAt[p] = k;
+  }
+  return fitBits(keys, [&](int64_t p) { return keyAt[p]; });
+}
+
 VWordPlan mlir::fmha::planVWords(const TargetInfo &ti, int64_t bn, int64_t ldsCols,
                                  int64_t chunksPerRow, int64_t threads) {
   VWordPlan plan;

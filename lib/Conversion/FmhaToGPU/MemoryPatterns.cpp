@@ -356,9 +356,9 @@ struct KVTileSource {
   /// The tile's bounded view of its rows, or null.
   Value view;
   /// For per-token ids, the bounded view of `waveRows` rows from key
-  /// `first` when those rows lie in one page (else null); null when the
-  /// chip has no bounded views.
-  std::function<Value(int64_t waveRows, Value first)> waveView;
+  /// `first`, which lie in the page of key `idKey` (else null); null when
+  /// the chip has no bounded views.
+  std::function<Value(int64_t waveRows, Value first, Value idKey)> waveView;
   /// The tile's first key, and the cache's page size (for waveView).
   Value start;
   int64_t pageSize = 0;
@@ -371,7 +371,10 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
                 int64_t bn, Value lds, KVTileSource &src) {
   int64_t threads = lc.cfg.getWarps() * lc.layout.wave;
   int64_t eb = lc.layout.atom.elemBytes;
-  int64_t chunk = 16, perRow = (f.isV ? f.ldsRows : f.ldsCols / eb) * eb / chunk;
+  // V^T (the lanes transpose it) or row-major (K, and V read by
+  // transpose loads).
+  bool vt = f.transposedInLds();
+  int64_t chunk = 16, perRow = (vt ? f.ldsRows : f.ldsCols / eb) * eb / chunk;
   auto loadChunk = src.load;
   Value rows = src.view, start = src.start;
   // V: the keys of one word of V^T's key axis (LaneLayout.h, planVWords:
@@ -379,12 +382,12 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   // one word per d.
   VWordPlan words;
   std::optional<BitLinear> pos;
-  if (f.isV) {
+  if (vt) {
     pos = fitBits(bn, [&](int64_t key) { return lc.ti.pvKeyPosition(key); });
     words = planVWords(lc.ti, bn, f.ldsCols, perRow, threads);
   }
   int64_t keysPer = words.keys;
-  bool byKeyGroup = f.isV && lc.ti.transposeByKeyGroups();
+  bool byKeyGroup = vt && lc.ti.transposeByKeyGroups();
   int64_t groups = (bn / keysPer) * perRow;
   // Per-token ids on tiles of whole pages: the rows one wave loads in one
   // step (wave / perRow * keysPer of them, from a multiple of that) lie in
@@ -431,18 +434,29 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
     // The view this step reads through, and the lane's row in it.
     Value view = rows, inView = r0;
     if (waveUniform) {
+      int64_t roundOff = i * (threads / perRow) * keysPer;
       Value first = arith::AddIOp::create(
           b, start,
           arith::AddIOp::create(
-              b, laneConstI32(b, i * (threads / perRow) * keysPer),
+              b, laneConstI32(b, roundOff),
               arith::MulIOp::create(b, lc.waveV, laneConstI32(b, waveRows))));
-      view = src.waveView(waveRows, first);
+      // The tile starts on a page boundary (whole pages). When this step's
+      // rows of every wave lie in one page, its id is read at that page's
+      // first key, the same for all waves and for every step in the page:
+      // one id load per page of the tile (page 64: 2 for 4 steps), where
+      // the wave's own first key gave a load per step.
+      Value idKey = first;
+      int64_t waves = threads / lc.layout.wave;
+      if (roundOff % src.pageSize + waves * waveRows <= src.pageSize)
+        idKey = arith::AddIOp::create(
+            b, start, laneConstI32(b, roundOff / src.pageSize * src.pageSize));
+      view = src.waveView(waveRows, first, idKey);
       inView = laneRow;
     }
     auto rowAt = [&](int64_t k) {
       return k ? Value(arith::AddIOp::create(b, inView, laneConstI32(b, k))) : inView;
     };
-    if (!f.isV) {
+    if (!vt) {
       if (src.copy)
         src.copy(r0, c16, lc.ldsOffset(b, f, r0, c16));
       else
@@ -658,9 +672,11 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     src.view = rows;
     if (ids && lc.ti.hasBoundedViews() &&
         lc.cfg.getPageRegime() == PageRegime::WholePages)
-      src.waveView = [&, ids](int64_t, Value first) -> Value {
-        Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, len);
-        Value id = pageIdOfKey(b, ids->pages, pageSize, first, valid);
+      src.waveView = [&, ids](int64_t, Value first, Value idKey) -> Value {
+        // idKey <= first is a key of that page: the sequence owns the page
+        // when idKey < len (rows past len read zero through the view).
+        Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idKey, len);
+        Value id = pageIdOfKey(b, ids->pages, pageSize, idKey, valid);
         return this->tileRowsView(b, cache, cacheT, nhd, pageSize, id, head, first, len,
                             op.getInBounds());
       };

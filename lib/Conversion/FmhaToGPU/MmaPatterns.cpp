@@ -30,6 +30,56 @@ using namespace mlir::fmha;
 
 namespace {
 
+/// The PV product's V operand of d block `bd` and k step `c` from V
+/// row-major in LDS (ValueForm::vRowMajor), by transpose loads
+/// (TargetInfo::transposeLoad8, AMDGPU gfx950: ds_read_b64_tr_b8). The
+/// operand holds, at byte e of lane l, V^T[d][kk] with d = 32 bd + l % 32
+/// and kk = 64 c + aFragElem(l, e).k: contraction position kk, whose key is
+/// pvKeyPosition^-1(kk) (V^T's key axis was pvKeyPosition-ordered so that
+/// P is the lane's own scores; here the order is the read's). Read q of
+/// the 4 gives bytes 8q..8q+7, i.e. kk = 64 c + 16 (l / 32) + 8 (q % 2) +
+/// 32 (q / 2) + j for j = 0..7: within each 16-lane group (g = l / 16,
+/// s = l % 16) lane s reads 8 bytes of key row kk0 + s / 2 at d column
+/// 32 bd + 16 (g % 2) + 8 (s % 2), with kk0 = 64 c + 16 (g / 2) + 8 (q % 2)
+/// + 32 (q / 2); the transpose gives lane s byte s % 8 of the rows read
+/// by lanes 2j + (s / 8) % 2, i.e. d = 32 bd + l % 32 at key j.
+Value transposedVOperand(ImplicitLocOpBuilder &b, const LaneContext &lc,
+                         Value lds, const ValueForm &kv, int64_t bd, int64_t c) {
+  const LaneLayout &l = lc.layout;
+  const TargetInfo &ti = lc.ti;
+  int64_t eb = l.atom.elemBytes;
+  Value lane = lc.laneV;
+  auto cst = [&](int64_t v) { return laneConstI32(b, v); };
+  Value g = arith::DivUIOp::create(b, lane, cst(16));
+  Value s = arith::RemUIOp::create(b, lane, cst(16));
+  // The lane's part of its row (s / 2 + 16 (g / 2)) and column.
+  Value rowLane = arith::AddIOp::create(
+      b, arith::DivUIOp::create(b, s, cst(2)),
+      arith::MulIOp::create(b, arith::DivUIOp::create(b, g, cst(2)), cst(16)));
+  Value colLane = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, arith::RemUIOp::create(b, g, cst(2)), cst(16)),
+      arith::MulIOp::create(b, arith::RemUIOp::create(b, s, cst(2)), cst(8)));
+  Value col = arith::AddIOp::create(b, colLane, cst(32 * bd * eb));
+  // The key at contraction position kk: pvKeyPosition^-1 is bit-linear
+  // (LaneForms checked), and the lane's part (bits 0-2 and 4) and the
+  // read's constant part (bits 3, 5 and up) have no bit in common, so it
+  // splits into the two: key = inv(rowLane) + inv(kk0) - inv(0).
+  BitLinear inv = *pvKeyInverse(ti, kv.ldsRows);
+  Value keyLane = laneEmitBits(b, inv, rowLane);
+  SmallVector<Value> words;
+  for (int64_t q = 0; q < 4; ++q) {
+    int64_t kk0 = 64 * c + 8 * (q % 2) + 32 * (q / 2);
+    Value key = arith::AddIOp::create(b, keyLane, cst(inv.eval(kk0) - inv.c0));
+    Value at = lc.ldsOffset(b, kv, key, col);
+    Value v = ti.transposeLoad8(b, b.getLoc(), lds, at);
+    words.push_back(vector::BitCastOp::create(
+        b, VectorType::get({1}, b.getI64Type()), v));
+  }
+  Value all = laneConcat(b, words);
+  Value bytes = vector::BitCastOp::create(b, VectorType::get({32}, b.getI8Type()), all);
+  return arith::BitcastOp::create(b, VectorType::get({32}, l.atom.aElem), bytes);
+}
+
 struct TileMmaPattern : LanePattern<TileMmaOp> {
   using LanePattern::LanePattern;
 
@@ -128,7 +178,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
     // ldsCols and the atom's k and per-lane counts are bytes; P's values
     // are elements (16-bit P: two bytes each).
     int64_t eb = l.atom.elemBytes;
-    int64_t bn = kv.ldsCols, steps = bn / l.atom.k;
+    int64_t bn = kv.vKeyBytes(eb), steps = bn / l.atom.k;
     int64_t pPerLane = (l.transposed ? l.atom.bPerLane : l.atom.aPerLane) / eb;
     auto pElems = l.pvOperandElems(ti, bn / eb, op); // LaneForms checked it
     if (failed(pElems))
@@ -190,6 +240,8 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
           arith::BitcastOp::create(b, VectorType::get({pPerLane}, fp8), bytes));
     }
     auto vOperand = [&](size_t bd, int64_t c) {
+      if (kv.vRowMajor)
+        return transposedVOperand(b, lc, lds, kv, bd, c);
       return lc.loadOperand(b, l.kvRuns, l.atom.aElem, [&](Value r, Value col, int64_t len) {
         return ldsLoad(arith::AddIOp::create(b, r, laneConstI32(b, bd * l.atomN)),
                        arith::AddIOp::create(b, col, laneConstI32(b, c * l.atom.k)),

@@ -312,6 +312,14 @@ std::string unsupported(Operation *op) {
     return isScalarF32OrI32(s.getValue().getType()) ? "" : "a shuffle of a non-32-bit value";
   if (auto r = dyn_cast<ROCDL::ReadfirstlaneOp>(op))
     return isScalarF32OrI32(r.getType()) ? "" : "readfirstlane of a non-32-bit value";
+  if (auto t = dyn_cast<amdgpu::TransposeLoadOp>(op)) {
+    auto vt = cast<VectorType>(t.getType());
+    auto mt = cast<MemRefType>(t.getSrc().getType());
+    return vt.getNumElements() == 8 && vt.getElementTypeBitWidth() == 8 &&
+                   mt.getElementTypeBitWidth() == 8
+               ? ""
+               : "a transpose load other than 8 bytes of a byte memref";
+  }
   if (isa<ROCDL::ROCDLExp2, ROCDL::ROCDLLog>(op))
     return op->getResult(0).getType().isF32() ? "" : "exp2/log of a non-f32 value";
   if (isa<ROCDL::CvtPkFp8F32Op>(op))
@@ -360,8 +368,9 @@ bool isGuardedAccess(Operation *op) {
 /// op that reads or writes a memref or a pointer other than the guarded
 /// accesses, or one with unknown effects on a memref operand.
 std::string unguarded(Operation *op) {
-  // Rewritten into a guarded load and store (rewriteOp).
-  if (isGuardedAccess(op) || isa<memref::SubViewOp, nvgpu::DeviceAsyncCopyOp>(op))
+  // Rewritten into a guarded load and store, or a guarded load (rewriteOp).
+  if (isGuardedAccess(op) ||
+      isa<memref::SubViewOp, nvgpu::DeviceAsyncCopyOp, amdgpu::TransposeLoadOp>(op))
     return "";
   auto isMemory = [](Type t) {
     return isa<BaseMemRefType, LLVM::LLVMPointerType>(t);
@@ -524,6 +533,22 @@ void Rewriter::rewriteOp(Operation *op) {
     s.getValid().replaceAllUsesWith(valid);
     op->erase();
     return;
+  }
+  if (auto t = dyn_cast<amdgpu::TransposeLoadOp>(op)) {
+    // The lane reads the 8 bytes it addresses (a load the bounds checks
+    // guard like any other); the runtime moves the bytes between lanes.
+    auto vt = cast<VectorType>(t.getType());
+    auto bytesT = VectorType::get({8}, b.getI8Type());
+    Value own = vector::LoadOp::create(b, bytesT, t.getSrc(), t.getSrcIndices());
+    Type i64 = b.getI64Type();
+    Value word = vector::ExtractOp::create(
+        b, vector::BitCastOp::create(b, VectorType::get({1}, i64), own), 0);
+    Value r = call(b, lane::kTranspose8, {site(b), word}, {i64});
+    Value back = vector::BitCastOp::create(
+        b, bytesT, vector::BroadcastOp::create(b, VectorType::get({1}, i64), r));
+    if (vt.getElementType() != b.getI8Type())
+      back = arith::BitcastOp::create(b, vt, back);
+    return replace(back);
   }
   if (auto r = dyn_cast<ROCDL::ReadfirstlaneOp>(op)) {
     Type t = r.getType();

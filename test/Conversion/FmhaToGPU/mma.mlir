@@ -24,6 +24,13 @@
 // RUN: grep -c "mma.sync.aligned.m16n8k32" %t.sm_90.mlir | FileCheck %s --check-prefix=N192
 // N192: 192
 // N48: 48
+// gfx950's V operand: 4 transpose loads (8 bytes each) per PV MFMA of
+// 32x32x64, from V staged row-major (TargetInfo::transposeLoadsV): 4 x 8 x
+// 3 = 96; the other chips read V^T with plain loads.
+// RUN: grep -c "amdgpu.transpose_load" %t.gfx950.mlir | FileCheck %s --check-prefix=N96
+// RUN: not grep -q "amdgpu.transpose_load" %t.gfx942.mlir
+// RUN: not grep -q "amdgpu.transpose_load" %t.sm_90.mlir
+// N96: 96
 //
 // CHECK-LABEL: gpu.func @scalar_route
 // CHECK: gpu.barrier

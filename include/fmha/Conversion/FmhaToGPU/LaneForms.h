@@ -71,7 +71,16 @@ struct ValueForm {
   /// also Q), and the staged tile's shape in LDS: rows, and bytes per row
   /// (elements times MmaAtom::elemBytes).
   bool isV = false;
+  /// kv, V only: staged row-major like K (a row per key, in key order) and
+  /// read by the PV product's transpose loads (TargetInfo::transposeLoadsV).
+  bool vRowMajor = false;
   int64_t ldsRows = 0, ldsCols = 0;
+  /// kv, V: the bytes of the tile's key axis (its contraction axis).
+  int64_t vKeyBytes(int64_t elemBytes) const {
+    return vRowMajor ? ldsRows * elemBytes : ldsCols;
+  }
+  /// kv: whether the lanes stage the tile transposed (V^T).
+  bool transposedInLds() const { return isV && !vRowMajor; }
 };
 
 /// Bytes of workgroup memory the kernel's staged K and V tiles take: every

@@ -49,6 +49,11 @@ struct BitLinear {
 /// nullopt when f is not linear in the bits of x.
 std::optional<BitLinear> fitBits(int64_t n, function_ref<int64_t(int64_t)> f);
 
+/// The inverse of the chip's pvKeyPosition on [0, keys) (the key at each
+/// position of V^T's key axis) as a bit-linear function, or nullopt when it
+/// is not one (or pvKeyPosition is not a permutation of [0, keys)).
+std::optional<BitLinear> pvKeyInverse(const TargetInfo &ti, int64_t keys);
+
 /// A run of one MMA operand's per-lane elements [e0, e0 + len): one row and
 /// `len` consecutive columns, starting at (row(lane), col(lane)).
 struct FragmentRun {

@@ -23,6 +23,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <cstdint>
 #include <memory>
@@ -256,6 +257,21 @@ public:
   /// bytes of one row (AMDGPU: its per-wave bounded views need a wave's
   /// rows in one page).
   virtual bool transposeByKeyGroups() const { return false; }
+  /// Emission choice: whether the PV product reads its V operand from V
+  /// staged row-major (like K) by transpose loads, instead of V^T that the
+  /// lanes transpose while staging. AMDGPU gfx950 with the 32x32x64 fp8
+  /// MFMA: true (ds_read_b64_tr_b8; no byte permutes, no V^T stores).
+  virtual bool transposeLoadsV() const { return false; }
+  /// Hardware fact: a wave-wide transpose load of 8 one-byte elements per
+  /// lane from `lds` (i8 workgroup memory) at this lane's byte offset `at`
+  /// (a multiple of 8). In each group of 16 lanes (base G), byte j of lane
+  /// L's result is byte L % 8 of the 8 bytes lane G + ((L / 8) % 2) + 2j
+  /// addresses. AMDGPU gfx950: `amdgpu.transpose_load` (ds_read_b64_tr_b8);
+  /// the lane emulator's runtime implements the same rule (LaneRuntime.cpp).
+  virtual Value transposeLoad8(OpBuilder &b, Location loc, Value lds,
+                               Value at) const {
+    llvm_unreachable("no transpose loads on this chip");
+  }
   /// Whether f32 divisions may use the chip's reciprocal (1 ulp, `arcp`)
   /// instead of IEEE division. AMDGPU: v_rcp_f32 + v_mul_f32 (about 10
   /// instructions fewer per division, one per KV tile on the scalar-vd
