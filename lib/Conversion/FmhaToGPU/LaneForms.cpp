@@ -313,11 +313,11 @@ LogicalResult LaneForms::visit(Operation *op) {
     // A gathered V is staged row-major where the chip reads its operand by
     // transpose loads (a staged_kv's ring is K's layout, transposed by the
     // lanes: chips with async copies have no transpose loads).
-    f.vRowMajor = isV && isa<GatherKVOp>(op) && ti->transposeLoadsV();
-    if (f.vRowMajor && (!pvKeyInverse(*ti, bn) || bn % 64 ||
-                        layout->atom.k != 64 || layout->atom.m != 32))
-      return fail("transpose loads of V need a 32x32x64 atom, a multiple of "
-                  "64 keys and a bit-linear inverse of pvKeyPosition");
+    // (transposedVOperand's reads: a 32x32x64 atom, whole k steps of 64
+    // keys and a bit-linear inverse of pvKeyPosition; else V^T as before.)
+    f.vRowMajor = isV && isa<GatherKVOp>(op) && ti->transposeLoadsV() &&
+                  layout->atom.k == 64 && layout->atom.m == 32 && bn % 64 == 0 &&
+                  pvKeyInverse(*ti, bn).has_value();
     bool vt = f.transposedInLds();
     f.ldsRows = vt ? d : bn;
     f.ldsCols = (vt ? bn : d) * eb;

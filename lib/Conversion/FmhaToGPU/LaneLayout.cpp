@@ -49,7 +49,15 @@ VWordPlan mlir::fmha::planVWords(const TargetInfo &ti, int64_t bn, int64_t ldsCo
     keyAt[p] = k;
   }
   for (int64_t r = 4; r >= 2; r /= 2) {
-    if (bn % r || ldsCols % r || (bn / r) * chunksPerRow % threads)
+    // Every thread takes whole words; or, fewer words than threads, each
+    // group of `words` threads (whole waves) all of them (emitKVTile):
+    // AMDGPU only, where it replaced 2-key words by byte shuffles (D 64);
+    // NVIDIA's D 64 (2-key words) is unchanged until timed on the H200.
+    int64_t words = (bn / r) * chunksPerRow;
+    bool whole = words % threads == 0 ||
+                 (!ti.transposeByKeyGroups() && threads % words == 0 &&
+                  words % ti.waveSize() == 0);
+    if (bn % r || ldsCols % r || !whole)
       continue;
     SmallVector<int64_t, 4> offs;
     for (int64_t j = 0; j < r; ++j)

@@ -389,6 +389,17 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   int64_t keysPer = words.keys;
   bool byKeyGroup = vt && lc.ti.transposeByKeyGroups();
   int64_t groups = (bn / keysPer) * perRow;
+  // A V^T of fewer words than threads (D 64: 128 words of 4 keys for 256
+  // threads; planVWords allows it when the words are whole waves) is
+  // transposed by every group of `active` threads alike: thread t takes the
+  // word of t % active, and the threads of one word store the same bytes
+  // to the same places. No branch (a guard on t < active put the
+  // transpose in a block of its own and left half the waves idle while
+  // the others worked), and each wave does one word's transpose, where
+  // words of 2 keys (no byte permutes) cost about 80 instructions a tile.
+  // Else every thread takes groups / threads words.
+  int64_t active = std::min(threads, groups);
+  assert((active == threads || vt) && "only V^T words are shared by threads");
   // Per-token ids on tiles of whole pages: the rows one wave loads in one
   // step (wave / perRow * keysPer of them, from a multiple of that) lie in
   // one page when the page holds a whole number of such runs, so their
@@ -396,7 +407,7 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   // the wave's first key (K at pages of 8 keys or more for D 128, V at 32).
   int64_t waveRows = lc.layout.wave / perRow * keysPer;
   bool waveUniform = src.waveView && !byKeyGroup &&
-                     lc.layout.wave % perRow == 0 && threads % perRow == 0 &&
+                     lc.layout.wave % perRow == 0 && active % perRow == 0 &&
                      src.pageSize % waveRows == 0;
   Value laneRow; // the lane's first row in its wave's run
   if (waveUniform)
@@ -416,8 +427,15 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
       vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)},
                               /*nontemporal=*/false, llvm::Align(chunk));
   };
-  for (int64_t i = 0; i < groups / threads; ++i) {
-    Value g = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, i * threads));
+  Value tid = active < threads
+                  ? Value(arith::RemUIOp::create(b, lc.tidV, laneConstI32(b, active)))
+                  : lc.tidV;
+  Value waveOfTid = active < threads
+                        ? Value(arith::RemUIOp::create(
+                              b, lc.waveV, laneConstI32(b, active / lc.layout.wave)))
+                        : lc.waveV;
+  for (int64_t i = 0; i < groups / active; ++i) {
+    Value g = arith::AddIOp::create(b, tid, laneConstI32(b, i * active));
     // Share g: word q of chunk c (by key group: q = g % words, else
     // q = g / chunks per row); r0 is the word's base key.
     int64_t nq = bn / keysPer;
@@ -434,19 +452,19 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
     // The view this step reads through, and the lane's row in it.
     Value view = rows, inView = r0;
     if (waveUniform) {
-      int64_t roundOff = i * (threads / perRow) * keysPer;
+      int64_t roundOff = i * (active / perRow) * keysPer;
       Value first = arith::AddIOp::create(
           b, start,
           arith::AddIOp::create(
               b, laneConstI32(b, roundOff),
-              arith::MulIOp::create(b, lc.waveV, laneConstI32(b, waveRows))));
+              arith::MulIOp::create(b, waveOfTid, laneConstI32(b, waveRows))));
       // The tile starts on a page boundary (whole pages). When this step's
       // rows of every wave lie in one page, its id is read at that page's
       // first key, the same for all waves and for every step in the page:
       // one id load per page of the tile (page 64: 2 for 4 steps), where
       // the wave's own first key gave a load per step.
       Value idKey = first;
-      int64_t waves = threads / lc.layout.wave;
+      int64_t waves = active / lc.layout.wave;
       if (roundOff % src.pageSize + waves * waveRows <= src.pageSize)
         idKey = arith::AddIOp::create(
             b, start, laneConstI32(b, roundOff / src.pageSize * src.pageSize));
