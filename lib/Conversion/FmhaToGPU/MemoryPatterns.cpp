@@ -264,7 +264,10 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
       Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id,
                                           laneConstI32(b, 0));
       Value safe = arith::SelectOp::create(b, valid, id, laneConstI32(b, 0));
-      Value v = memref::LoadOp::create(b, ds, ValueRange{laneToIndex(b, safe), head});
+      // safe >= 0: zero-extended, so the 64-bit row offset's high word is 0
+      // (the sign extension cost gfx950's loop 5 scalar instructions).
+      Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), safe);
+      Value v = memref::LoadOp::create(b, ds, ValueRange{row, head});
       Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };
