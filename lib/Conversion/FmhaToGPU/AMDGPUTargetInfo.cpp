@@ -140,6 +140,7 @@ public:
         .getResult(0);
   }
 
+  bool fenceAfterScoreMmas() const override { return eb == 1 && k == 64; }
   bool transposeLoadsV() const override {
     return eb == 1 && k == 64 && atom.m == 32; // gfx950's 32x32x64 fp8
   }

@@ -172,6 +172,8 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
         for (size_t kk = 0; kk < lhs.parts.size(); ++kk)
           out.parts[j] = mma(kOps[kk], lhs.parts[kk], out.parts[j]);
       }
+      if (ti.fenceAfterScoreMmas())
+        ti.schedulingFence(b, b.getLoc());
       return done();
     }
     // O += P V.

@@ -262,6 +262,14 @@ public:
   /// lanes transpose while staging. AMDGPU gfx950 with the 32x32x64 fp8
   /// MFMA: true (ds_read_b64_tr_b8; no byte permutes, no V^T stores).
   virtual bool transposeLoadsV() const { return false; }
+  /// Emission choice: a TargetInfo::schedulingFence after the S = Q K^T
+  /// MMAs of a tile, so that all of them issue before the row max reads
+  /// the first. AMDGPU gfx950 with the 32x32x64 MFMA: true (its results
+  /// are read by VALU only 18 wait states after issue; with the max of an
+  /// atom scheduled behind that atom's chain the loop had 10 hazard s_nop,
+  /// now 7: 424 -> 421 instructions, 681 -> 679 modelled cycles; on gfx942
+  /// the fence changed nothing but spilled 4 SGPRs at page 64).
+  virtual bool fenceAfterScoreMmas() const { return false; }
   /// Hardware fact: a wave-wide transpose load of 8 one-byte elements per
   /// lane from `lds` (i8 workgroup memory) at this lane's byte offset `at`
   /// (a multiple of 8). In each group of 16 lanes (base G), byte j of lane
