@@ -51,9 +51,9 @@ static cl::opt<bool> optCompileNoPeel(
 static cl::opt<bool> optCompilePipeline(
     "pipeline",
     cl::desc("sm_90 / sm_90a: run fmha-pipeline-kv-stages: the full tiles' K/V staged "
-             "one tile ahead by cp.async into a 2-stage ring (off by default "
-             "until measured on the H200)"),
-    cl::init(false), cl::cat(kToolCategory));
+             "one tile ahead by cp.async into a 2-stage ring (on by default; "
+             "--pipeline=false for the synchronous loop)"),
+    cl::init(true), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
     "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
                       "/usr/local/cuda/bin); exit 3 without it"),
