@@ -196,6 +196,8 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     pm.addPass(createFmhaPipelineKVStages());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    // Tile t's descale reads before its waits (their latency under S).
+    pm.addPass(createFmhaHoistTileReads());
   }
   OutlineKernelOptions outline;
   outline.chip = chip.str();

@@ -264,8 +264,17 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
           auto [j, v] = (*pElems)[g0][0];
           scale = vector::ExtractOp::create(b, kscale[j], v);
         }
-        if (!scale)
-          scale = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
+        if (!scale) {
+          // Scale 1 (the scalar-vd route): o + chain as a contractable add,
+          // so LLVM fuses it with o's rescale (o * alpha, also contract)
+          // into one fma a lane and accumulator; vector.fma(chain, 1, o)
+          // became an add.rn that ptxas may not fuse (bench/NOTES.md
+          // 2026-12-05).
+          for (size_t bd = 0; bd < out.parts.size(); ++bd)
+            out.parts[bd] = arith::AddFOp::create(
+                b, out.parts[bd], c0[bd], arith::FastMathFlags::contract);
+          continue;
+        }
         Value sv = vector::BroadcastOp::create(b, accT, scale);
         for (size_t bd = 0; bd < out.parts.size(); ++bd)
           out.parts[bd] = vector::FMAOp::create(b, c0[bd], sv, out.parts[bd]);

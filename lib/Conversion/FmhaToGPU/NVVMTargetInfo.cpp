@@ -205,6 +205,11 @@ public:
   // (consecutive lanes on one key group's 8 chunks hit one bank 8 times,
   // the 128B swizzle keeping d % 8 equal; bench/NOTES.md 2026-12-02).
   bool transposeByKeyGroups() const override { return true; }
+  // f32 divisions as the approximate division (arcp afn: div.approx.f32,
+  // at most 2 ulp) instead of div.rn.f32, which ptxas expands to a fast
+  // path, an FCHK range check and a branch to a slow path (9 divisions a
+  // KV tile on page 16's scaled_p route; bench/NOTES.md 2026-12-05).
+  bool fastReciprocal() const override { return true; }
   int64_t pvKeyPosition(int64_t key) const override {
     // 16-bit: m16n8k16's A fragment is the m16n8 accumulator's (the lane's
     // own scores, in order).

@@ -378,6 +378,38 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def FmhaHoistTileReads : Pass<"fmha-hoist-tile-reads"> {
+  let summary = "Issue a pipelined KV loop's descale reads before its tile waits";
+  let description = [{
+    In each KV loop fmha-pipeline-kv-stages pipelined (`fmha.pipelined`),
+    every `fmha.gather_descale` after the loop's first `fmha.staged_kv` is
+    moved above it, with the reads and pure ops it needs from the loop body
+    (a per-token `fmha.page_ids`, index arithmetic), when all of them only
+    read inputs. The descale reads of tile t (at small pages one per key
+    group, each a page-table read and a descale read after it) are then in
+    flight while the iteration waits for tile t's copies and runs
+    S = Q K^T, instead of starting after it (ncu at page 16: their
+    dependent loads were the loop's largest long-scoreboard stall). Nothing
+    else moves: the order of every op with a write or a wait is kept, and a
+    loop without the attribute is left alone.
+
+    Before (sketch):
+    ```mlir
+    %ids = fmha.page_ids %pages[%s] ...
+    %k = fmha.staged_kv slot(%this) {pending = 3, ..}
+    %sc = fmha.tile_mma %q, %k, %z {transpose_rhs}
+    %kd = fmha.gather_descale %kds[%ids] head(%g)
+    ```
+    After:
+    ```mlir
+    %ids = fmha.page_ids %pages[%s] ...
+    %kd = fmha.gather_descale %kds[%ids] head(%g)
+    %k = fmha.staged_kv slot(%this) {pending = 3, ..}
+    %sc = fmha.tile_mma %q, %k, %z {transpose_rhs}
+    ```
+  }];
+}
+
 def FmhaExpandMasks : Pass<"fmha-expand-masks"> {
   let summary = "Write every fmha.mask_tile as index compares and a select";
   let description = [{

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# On the H200 (device tool), from the repository root: two or more compiled
+# versions side by side in one lease. `check:NAME` checks matrix folder
+# KDIR/NAME (make_matrix.py) against the oracle and the emulation;
+# `time:NAME` times benchmark folder KDIR/NAME (make_bench.py) into
+# OUT/ours-NAME.jsonl; `peers` times torch SDPA on the grid of the first
+# timed folder; `ncu:NAME/CASE` profiles one kernel (details and per-SASS
+# source pages). Steps run in the order given.
+#   bench/nvidia/device_versions.sh KDIR OUT STEP...
+set -u
+KDIR=$1
+OUT=$2
+shift 2
+mkdir -p "$OUT"
+source bench/nvidia/device_common.sh
+fmha_dev_runner "$OUT/build.log"
+first=""
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/clocks.txt" 2>&1
+for step in "$@"; do
+  case $step in
+  check:*) fmha_dev_check_set "$KDIR" "${step#check:}" "$OUT" ;;
+  time:*)
+    b=${step#time:}
+    [ -n "$first" ] || first=$b
+    fmha_dev_time_folder "$KDIR/$b" "$OUT/ours-$b.jsonl" ;;
+  peers)
+    timeout 300 python3 bench/nvidia/peers_h200.py "$KDIR/$first/bench.txt" "$OUT/peers.json" > /dev/null 2>&1 ;;
+  ncu:*)
+    k=${step#ncu:}
+    n=$(echo "$k" | tr / -)
+    timeout 240 ncu --clock-control none --set full "$runner" "$KDIR/$k.json" --no-check --repeat 0 > "$OUT/ncu-$n.txt" 2>&1
+    timeout 240 ncu --clock-control none --set full --page source --print-source sass --csv "$runner" "$KDIR/$k.json" --no-check --repeat 0 > "$OUT/ncu-$n-sass.csv" 2>&1 ;;
+  esac
+done
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader >> "$OUT/clocks.txt" 2>&1
+exit 0
