@@ -5,7 +5,9 @@
 # `time:NAME` times benchmark folder KDIR/NAME (make_bench.py) into
 # OUT/ours-NAME.jsonl; `peers` times torch SDPA on the grid of the first
 # timed folder; `ncu:NAME/CASE` profiles one kernel (details and per-SASS
-# source pages). Steps run in the order given.
+# source pages); `sanitize:NAME/CASE` runs compute-sanitizer memcheck,
+# racecheck and synccheck on one kernel (OUT/sanitize.txt). Steps run in the
+# order given, each under a timeout.
 #   bench/nvidia/device_versions.sh KDIR OUT STEP...
 set -u
 KDIR=$1
@@ -25,6 +27,13 @@ for step in "$@"; do
     fmha_dev_time_folder "$KDIR/$b" "$OUT/ours-$b.jsonl" ;;
   peers)
     timeout 300 python3 bench/nvidia/peers_h200.py "$KDIR/$first/bench.txt" "$OUT/peers.json" > /dev/null 2>&1 ;;
+  sanitize:*)
+    k=${step#sanitize:}
+    for tool in memcheck racecheck synccheck; do
+      echo "== $tool $k" >> "$OUT/sanitize.txt"
+      timeout 200 compute-sanitizer --tool $tool "$runner" "$KDIR/$k.json" 2>&1 | tail -3 >> "$OUT/sanitize.txt"
+      echo "rc=${PIPESTATUS[0]}" >> "$OUT/sanitize.txt"
+    done ;;
   ncu:*)
     k=${step#ncu:}
     n=$(echo "$k" | tr / -)

@@ -9,6 +9,8 @@
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
+#include "KVLoop.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -25,29 +27,13 @@ using namespace mlir::fmha;
 
 namespace {
 
-/// No regions and no effect but reads.
-bool readsOnly(Operation *op) {
-  if (op->getNumRegions())
-    return false;
-  if (isMemoryEffectFree(op))
-    return true;
-  auto mem = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!mem)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> effects;
-  mem.getEffects(effects);
-  return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Read>(e.getEffect());
-  });
-}
-
 /// Collects into `slice` (operands first) the ops of `body` after `point`
 /// that `op` needs; false when one of them is not read-only.
 bool collect(Operation *op, Operation *point, Block *body,
              llvm::SetVector<Operation *> &slice) {
   if (slice.contains(op))
     return true;
-  if (!readsOnly(op))
+  if (!kvloop::readsOnly(op))
     return false;
   for (Value v : op->getOperands()) {
     Operation *def = v.getDefiningOp();

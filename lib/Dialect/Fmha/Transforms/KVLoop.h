@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace fmha {
@@ -26,6 +27,24 @@ inline SmallVector<scf::ForOp> collect(Operation *root) {
       loops.push_back(f);
   });
   return loops;
+}
+
+/// An op with no regions and no effect but reads (the page-table and
+/// descale loads read kernel inputs, which the kernel never writes): it may
+/// be computed again for another iteration, or earlier in its own.
+inline bool readsOnly(Operation *op) {
+  if (op->getNumRegions())
+    return false;
+  if (isMemoryEffectFree(op))
+    return true;
+  auto mem = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!mem)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  mem.getEffects(effects);
+  return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect());
+  });
 }
 
 /// The scalar a vector.broadcast splats, or null.

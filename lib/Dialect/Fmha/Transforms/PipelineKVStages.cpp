@@ -10,6 +10,8 @@
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
+#include "KVLoop.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -26,23 +28,6 @@ using namespace mlir;
 using namespace mlir::fmha;
 
 namespace {
-
-/// An op the pass may compute again for another iteration: no effect but
-/// reads (the page-table and descale loads are reads of inputs).
-bool recomputable(Operation *op) {
-  if (op->getNumRegions())
-    return false;
-  if (isMemoryEffectFree(op))
-    return true;
-  auto mem = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!mem)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> effects;
-  mem.getEffects(effects);
-  return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Read>(e.getEffect());
-  });
-}
 
 /// Values of the loop body as another iteration (or the prologue) sees
 /// them, cloned at `b`'s insertion point on demand; null when a value needs
@@ -83,7 +68,7 @@ private:
       return atThis(body->getTerminator()->getOperand(i));
     }
     Operation *def = v.getDefiningOp();
-    if (def->getBlock() != body || !recomputable(def))
+    if (def->getBlock() != body || !kvloop::readsOnly(def))
       return {};
     return cloneWith(def, v, [&](Value x) { return get(x); });
   }
@@ -97,7 +82,7 @@ private:
     Value r = v;
     if (def && def->getBlock() == loop.getBody() && !def->isBeforeInBlock(point) &&
         def != point) {
-      if (!recomputable(def))
+      if (!kvloop::readsOnly(def))
         return {};
       r = cloneWith(def, v, [&](Value x) { return atThis(x); });
     }
