@@ -205,6 +205,24 @@ struct PipelineKVStagesPass
     Value slotNext = arith::RemUIOp::create(in, loc, tNext, nStagesIn);
     Value slotThis = arith::RemUIOp::create(in, loc, iv, nStagesIn);
     int64_t n = gathers.size();
+    // Tile t + 1's page ids read in the loop (per-token ids at pages that do
+    // not hold a tile; a carried id is read an iteration before): its
+    // stages go after tile t's S = Q K^T, so those reads are in flight
+    // during the waits and the product instead of right before the copies
+    // that need them (ncu at page 16: the loop's largest long-scoreboard
+    // stall). The copies still have tile t's softmax and P V to land.
+    bool nextReads = llvm::any_of(made, [&](Operation *op) {
+      return op->getBlock() == loop.getBody() && !isMemoryEffectFree(op);
+    });
+    OpBuilder late = in;
+    Operation *lateAfter = nullptr;
+    if (nextReads)
+      for (auto mma : loop.getBody()->getOps<TileMmaOp>())
+        if (mma.getTransposeRhs() && point->isBeforeInBlock(mma)) {
+          late.setInsertionPointAfter(mma);
+          lateAfter = mma;
+          break;
+        }
     auto stage = [&](OpBuilder &b, GatherKVOp g, ArrayRef<Value> v, Value slot,
                      Value enabled, int64_t ring) {
       StageKVOp::create(b, g.getLoc(), v[0], v[1], v[2], v[3], v[4], slot, enabled,
@@ -215,13 +233,14 @@ struct PipelineKVStagesPass
     for (auto [j, g] : llvm::enumerate(gathers)) {
       int64_t ring = nextRing + j;
       stage(pre, g, ops[j].first, slot0, runs, ring);
-      stage(in, g, ops[j].next, slotNext, more, ring);
+      stage(late, g, ops[j].next, slotNext, more, ring);
     }
     for (auto [j, g] : llvm::enumerate(gathers)) {
       OpBuilder b(g);
       // Groups started after tile t's gather j: the later gathers of tile t,
-      // and all n of tile t + 1.
-      int64_t pending = (n - 1 - int64_t(j)) + n;
+      // and the n of tile t + 1 where those start before this wait.
+      bool nextBefore = !lateAfter || lateAfter->isBeforeInBlock(g);
+      int64_t pending = (n - 1 - int64_t(j)) + (nextBefore ? n : 0);
       auto staged = StagedKVOp::create(
           b, g.getLoc(), g.getTile().getType(), slotThis,
           b.getI64IntegerAttr(nextRing + int64_t(j)), b.getI64IntegerAttr(stages),

@@ -17,12 +17,10 @@
 // CHECK: fmha.stage_kv {{.*}}ring = 1
 // CHECK: scf.for
 // CHECK: %[[IDS:.*]] = fmha.page_ids %{{.*}} -> vector<128xi32>
-// CHECK: fmha.stage_kv
-// CHECK: fmha.stage_kv
 // CHECK: fmha.gather_descale %{{.*}}[%[[IDS]]] {{.*}} -> vector<128xf32>
 // CHECK-NEXT: fmha.gather_descale %{{.*}}[%[[IDS]]] {{.*}} -> vector<128xf32>
-// CHECK-NEXT: fmha.staged_kv {{.*}}pending = 3
-// CHECK-NEXT: fmha.staged_kv {{.*}}pending = 2
+// CHECK-NEXT: fmha.staged_kv {{.*}}pending = 1
+// CHECK-NEXT: fmha.staged_kv {{.*}}pending = 0
 // CHECK-NEXT: fmha.tile_mma {{.*}} {transpose_rhs}
 // CHECK-NOT: fmha.gather_descale {{.*}} -> vector<128xf32>
 // CHECK: fmha.pipelined
@@ -34,8 +32,10 @@
 // CHECK-NEXT: fmha.gather_descale
 // CHECK: fmha.masked_tiles
 //
-// BEFORE: fmha.staged_kv {{.*}}pending = 2
+// BEFORE: fmha.staged_kv {{.*}}pending = 0
 // BEFORE-NEXT: fmha.tile_mma {{.*}} {transpose_rhs}
+// BEFORE-NEXT: fmha.stage_kv
+// BEFORE-NEXT: fmha.stage_kv
 // BEFORE-NEXT: fmha.gather_descale
 // BEFORE-NEXT: fmha.gather_descale
 //

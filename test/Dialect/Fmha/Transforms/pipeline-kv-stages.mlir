@@ -40,7 +40,11 @@
 // CHECK: } {fmha.descales_folded, fmha.kv_loop, fmha.masked_tiles}
 
 // Page 16 (per-token ids computed in the iteration): tile t + 1's ids are
-// that page_ids op again at (t + 1) * 128, cloned into iteration t.
+// that page_ids op again at (t + 1) * 128, cloned into iteration t, and
+// since they are reads, tile t + 1's stages go after tile t's S = Q K^T
+// (the reads in flight during the waits and the product); the waits, all
+// before S, then have no group of tile t + 1 after them: 1 (K: its V) and
+// 0 (V).
 // RUN: fmha-compile --chip sm_90a --pipeline --page-size 16 --emit mlir -o - 2>&1 | FileCheck %s --check-prefix=LANES16
 // LANES16: nvgpu.device_async_copy
 // RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/1024x8x128/16x8x128/g; s/page_size = 1024/page_size = 16/g' %fmha_src_root/examples/default_request.mlir \
@@ -53,8 +57,12 @@
 // P16: %[[T1:.*]] = arith.addi %[[T]], %c1 : index
 // P16: %[[S1:.*]] = arith.muli %[[T1]], %c128 : index
 // P16: %[[IDSN:.*]] = fmha.page_ids %{{.*}}[%[[S1]]] {{.*}} -> vector<128xi32>
-// P16: fmha.stage_kv %{{.*}}[%[[IDSN]]] head(%{{.*}}) tile(%[[S1]],
-// P16: fmha.staged_kv
+// P16-NOT: fmha.stage_kv
+// P16: fmha.staged_kv slot(%{{.*}}) {pending = 1 : i64, ring = 0
+// P16-NEXT: fmha.staged_kv slot(%{{.*}}) {pending = 0 : i64, ring = 1
+// P16-NEXT: fmha.tile_mma {{.*}} {transpose_rhs}
+// P16-NEXT: fmha.stage_kv %{{.*}}[%[[IDSN]]] head(%{{.*}}) tile(%[[S1]], {{.*}}ring = 0
+// P16-NEXT: fmha.stage_kv %{{.*}}[%[[IDSN]]] head(%{{.*}}) tile(%[[S1]], {{.*}}ring = 1
 // P16: } {fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
 
 // Left alone: without fmha-peel-masked-tiles there is no full-tiles loop

@@ -334,9 +334,13 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
       `lb % stages` (enabled when the loop runs at all);
     - in iteration t, before the first `fmha.tile_mma`, `fmha.stage_kv` of
       tile t + 1 into stage `(t + 1) % stages`, enabled when t + 1 < ub;
+      where tile t + 1's operands need reads in the loop (per-token page
+      ids), right after tile t's S = Q K^T instead, so those reads are in
+      flight during the waits and the product;
     - `fmha.staged_kv` of stage `t % stages` in place of the gather, with
-      `pending` = the copy groups started after tile t's (those of tile
-      t + 1, and the other gathers of tile t started after this one).
+      `pending` = the copy groups started after tile t's before the wait
+      (those of tile t + 1 where they come first, and the other gathers of
+      tile t started after this one).
 
     Tile t + 1's operands are tile t's computed one iteration ahead: the
     induction variable plus one step, an iteration argument's yielded value
