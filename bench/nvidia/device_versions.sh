@@ -4,7 +4,8 @@
 # KDIR/NAME (make_matrix.py) against the oracle and the emulation;
 # `time:NAME` times benchmark folder KDIR/NAME (make_bench.py) into
 # OUT/ours-NAME.jsonl; `peers` times torch SDPA on the grid of the first
-# timed folder; `ncu:NAME/CASE` profiles one kernel (details and per-SASS
+# timed folder (`peers:NAME:D`: on folder NAME's shapes at head dim D);
+# `ncu:NAME/CASE` profiles one kernel (details and per-SASS
 # source pages); `sanitize:NAME/CASE` runs compute-sanitizer memcheck,
 # racecheck and synccheck on one kernel (OUT/sanitize.txt). Steps run in the
 # order given, each under a timeout.
@@ -27,6 +28,10 @@ for step in "$@"; do
     fmha_dev_time_folder "$KDIR/$b" "$OUT/ours-$b.jsonl" ;;
   peers)
     timeout 300 python3 bench/nvidia/peers_h200.py "$KDIR/$first/bench.txt" "$OUT/peers.json" > /dev/null 2>&1 ;;
+  peers:*)
+    # peers:NAME:D: the peers on folder NAME's shapes at head dim D.
+    spec=${step#peers:}
+    timeout 300 python3 bench/nvidia/peers_h200.py "$KDIR/${spec%%:*}/bench.txt" "$OUT/peers-${spec%%:*}.json" "${spec##*:}" > /dev/null 2>&1 ;;
   sanitize:*)
     k=${step#sanitize:}
     for tool in memcheck racecheck synccheck; do
@@ -42,4 +47,6 @@ for step in "$@"; do
   esac
 done
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader >> "$OUT/clocks.txt" 2>&1
+# The device tool returns a few files a call: everything also as one archive.
+tar czf "$OUT.tgz" -C "$OUT" . 2>/dev/null
 exit 0
