@@ -47,15 +47,19 @@
 //   8(e/2), g), C/D as m16n8k32. wgmma ... m64n<N>k16.f32.{bf16,f16}: the
 //   register A of m16n8k16 per warp (rows + 16w); a descriptor's element
 //   (row r, k) at the byte u of (r, 2k) above, two bytes.
-// Products of fp8 values are exact; the runtime sums them in double and
-// adds C before one rounding to f32 (the hardware's internal precision is
-// not documented; the H200 comparison in docs/LANE_EMULATOR.md measures
-// the difference).
+// Products of fp8 values are exact. An fp8 wgmma step sums them as Hopper
+// does (fmha/Reference/MmaSum.h: terms aligned to the largest and cut to
+// 13 bits after it, the sum to 14 significant bits; measured on the H200
+// and replayed bit for bit by unittests/Reference/MmaSumTest.cpp). The
+// other MMAs sum in double and add C before one rounding to f32 (their
+// internal precision is not modelled; mma.sync's fp8 sum measured nearly
+// exact on the same probe).
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Emulator/LaneRuntime.h"
 #include "fmha/Emulator/LaneABI.h"
 #include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/MmaSum.h"
 
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -414,15 +418,27 @@ bool runWgmma(const Launch &L, Lane *const *g, std::string &err) {
       }
     }
   }
+  // fp8: Hopper's own sum (ref::wgmmaFp8Step, measured on the H200);
+  // 16-bit: exact products summed in double, one rounding.
+  std::vector<float> Af, Bf;
+  if (eb == 1) {
+    Af.assign(A.begin(), A.end());
+    Bf.assign(B.begin(), B.end());
+  }
   for (int64_t i = 0; i < 128; ++i) {
     int64_t w = i / 32, l = i % 32;
     auto *d = static_cast<float *>(g[i]->d);
     for (int64_t v = 0; v < n / 2; ++v) {
       Frag p = accAt(w, l, v);
+      const float c = static_cast<float>(C[p.row * n + p.col]);
+      if (eb == 1) {
+        d[v] = ref::wgmmaFp8Step(c, &Af[p.row * K], ta, &Bf[p.col], n, tb, K);
+        continue;
+      }
       double s = 0;
       for (int64_t k = 0; k < K; ++k)
         s += A[p.row * K + k] * B[k * n + p.col];
-      d[v] = static_cast<float>(s + C[p.row * n + p.col]);
+      d[v] = static_cast<float>(s + c);
     }
   }
   ++tStats.mmas;

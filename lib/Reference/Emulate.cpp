@@ -2,6 +2,7 @@
 
 #include "fmha/Reference/Emulate.h"
 #include "fmha/Reference/FloatCodec.h"
+#include "fmha/Reference/MmaSum.h"
 #include "fmha/Reference/Quantize.h"
 
 #include "Parallel.h"
@@ -18,6 +19,20 @@ DType defaultPType(const Request &req) { return req.q_dtype; }
 namespace {
 constexpr float kLog2eF = 1.44269504088896340736f;
 constexpr float kLn2F = 0.693147180559945309417f;
+
+/// A wgmma chain over elements [k0, k1) in steps of 32: pieces of `promote`
+/// steps, each from zero, summed in f32 in order (MmaPatterns' wgChain).
+template <typename Step>
+float wgmmaChain(int64_t k0, int64_t k1, int64_t promote, Step step) {
+  float sum = 0.0f;
+  for (int64_t p0 = k0; p0 < k1; p0 += 32 * promote) {
+    float piece = 0.0f;
+    for (int64_t s = p0; s < std::min(k1, p0 + 32 * promote); s += 32)
+      piece = step(s, piece);
+    sum = p0 == k0 ? piece : sum + piece;
+  }
+  return sum;
+}
 } // namespace
 
 EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
@@ -57,6 +72,16 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
         "emulation: q_per_tile quantizes a 16-bit Q for an fp8 cache");
   const float shiftF = static_cast<float>(r.shift);
   const float negInf = -std::numeric_limits<float>::infinity();
+  // Hopper's FP8 wgmma sums (sm_90a): k steps of 32, pieces of wp steps.
+  const int64_t wp = opt.wgmma_fp8_promote;
+  const DType qT = qPerTile ? qTileType(kvT) : req.q_dtype;
+  if (wp < 0)
+    throw std::invalid_argument("emulation: wgmma_fp8_promote must be >= 0");
+  if (wp && (!isFp8(kvT) || !isFp8(qT) || !isFp8(r.p_dtype) || D % 32 ||
+             Dv % 32 || BN % 32))
+    throw std::invalid_argument(
+        "emulation: wgmma_fp8_promote models fp8 Q, K, V and P with D, Dv "
+        "and block_n multiples of 32");
 
   // The P cast: RNE, saturating (p <= 2^SHIFT stays below max for the default
   // shifts anyway).
@@ -81,7 +106,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
     // page and descales of every key.
     std::vector<float> kt(static_cast<size_t>(D * sk)),
         v(static_cast<size_t>(sk * Dv)), kd(sk), vd(sk), rowF(D), q(D), x(BN),
-        pc(BN), o(Dv), u(Dv), qTile;
+        pc(BN), o(Dv), u(Dv), qTile, pt(wp ? BN : 0);
     std::vector<int32_t> pageOf(sk);
     for (int64_t j = 0; j < sk; ++j) {
       const int32_t page = in.table.pageOf(form, b, j);
@@ -127,12 +152,20 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
               continue; // fully masked tile: alpha = 1, p = 0
             const int64_t n = e - a + 1;
             // s = Q K^T (f32), then kd, then the soft cap.
-            std::fill(x.begin(), x.begin() + n, 0.0f);
-            for (int64_t d = 0; d < D; ++d) {
-              const float qv = q[d];
-              const float *kr = &kt[d * sk + a];
+            if (wp) {
               for (int64_t j = 0; j < n; ++j)
-                x[j] += qv * kr[j];
+                x[j] = wgmmaChain(0, D, wp, [&](int64_t k0, float acc) {
+                  return wgmmaFp8Step(acc, &q[k0], qT, &kt[k0 * sk + a + j], sk,
+                                      kvT, 32);
+                });
+            } else {
+              std::fill(x.begin(), x.begin() + n, 0.0f);
+              for (int64_t d = 0; d < D; ++d) {
+                const float qv = q[d];
+                const float *kr = &kt[d * sk + a];
+                for (int64_t j = 0; j < n; ++j)
+                  x[j] += qv * kr[j];
+              }
             }
             float rowMax = negInf;
             for (int64_t j = 0; j < n; ++j) {
@@ -155,6 +188,44 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
             l = alpha * l + rowSum;
             for (int64_t d = 0; d < Dv; ++d)
               o[d] *= alpha;
+            if (wp) {
+              // The kernel's P V chains run over all BN keys of the tile in
+              // steps of 32 (masked keys and keys past the end: P = 0; an
+              // all-zero step still cuts its accumulator).
+              float rv = 1.0f;
+              if (scaledP) {
+                rv = 0.0f;
+                for (int64_t j = c0; j < c1; ++j)
+                  rv = std::max(rv, vd[j]);
+              }
+              const float rinv = rv > 0.0f ? 1.0f / rv : 0.0f;
+              std::fill(pt.begin(), pt.end(), 0.0f);
+              for (int64_t k = 0; k < n; ++k)
+                pt[a - c0 + k] = scaledP ? castP(x[k] * (vd[a + k] * rinv)) : pc[k];
+              // One chain a tile, or one a page (the page_groups route).
+              const int64_t span = opt.vd_page_groups ? P : BN;
+              if (BN % span || span % 32)
+                throw std::invalid_argument(
+                    "emulation: wgmma_fp8_promote with vd_page_groups takes "
+                    "pages of a multiple of 32 keys that divide block_n");
+              for (int64_t g0 = 0; g0 < BN; g0 += span) {
+                const int64_t lo = std::max(a, c0 + g0), hi = std::min(e, c0 + g0 + span - 1);
+                if (lo > hi)
+                  continue; // no visible key: the chain is 0
+                for (int64_t d = 0; d < Dv; ++d)
+                  u[d] = wgmmaChain(g0, g0 + span, wp, [&](int64_t k0, float acc) {
+                    const int64_t cnt = std::clamp<int64_t>(sk - (c0 + k0), 0, 32);
+                    return wgmmaFp8Step(acc, &pt[k0], r.p_dtype,
+                                        cnt ? &v[(c0 + k0) * Dv + d] : &pt[k0], Dv,
+                                        kvT, cnt);
+                  });
+                const float sv = scaledP ? rv : vd[lo];
+                for (int64_t d = 0; d < Dv; ++d)
+                  o[d] = std::fma(u[d], sv, o[d]);
+              }
+              m = mNew;
+              continue;
+            }
             if (scaledP) {
               // vd_j / r into p before the cast; r scales the sum.
               float r = 0.0f;

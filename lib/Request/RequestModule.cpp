@@ -2,6 +2,7 @@
 #include "fmha/Request/RequestModule.h"
 
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Support/Chips.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
@@ -151,4 +152,13 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
   if (failed(verify(*module)))
     return nullptr;
   return module;
+}
+
+int64_t mlir::fmha::wgmmaFp8Promote(const ref::Request &req, ConfigAttr cfg) {
+  const ChipInfo *chip = cfg ? lookupChip(cfg.getChip()) : nullptr;
+  if (!chip)
+    return 0;
+  bool fp8 = ref::isFp8(req.kv_dtype) && cfg.getPType().getIntOrFloatBitWidth() == 8 &&
+             (ref::isFp8(req.q_dtype) || cfg.getQScale() == QScale::PerTile);
+  return chip->fp8WgmmaPromote(fp8);
 }

@@ -39,7 +39,8 @@ const ChipInfo kChips[] = {
      "+ptx84", false},
     {"sm_90a", ChipVendor::NVIDIA, 32, 4, 64, 128, 64, {{16, 8, 32}, {}},
      {16, 8, 16}, Fp8Family::OcpOnly, 48 * 1024, 228 * 1024, 4, {},
-     "nvptx64-nvidia-cuda", "+ptx84", /*warpgroupMma=*/true},
+     "nvptx64-nvidia-cuda", "+ptx84", /*warpgroupMma=*/true,
+     /*wgmmaFp8PromoteSteps=*/2},
     {"host", ChipVendor::Host, 1, 1, 16, 32, 32, {{1, 1, 1}, {}}, {1, 1, 1},
      Fp8Family::Any, 0, 0, 0, {}, "", "", false},
 };

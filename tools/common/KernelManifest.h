@@ -104,6 +104,10 @@ struct Config {
   /// (a 16-bit Q quantized to the cache's fp8 type per Q tile, SPEC
   /// section 4); left out: as_stored.
   std::string qScale = "as_stored";
+  /// "wgmma_fp8_promote": > 0 where the MMA is sm_90a's fp8 wgmma (its
+  /// chains summed in f32 every this many k steps; the emulating reference
+  /// sums as that MMA does); 0 or left out: products sum exactly.
+  int64_t wgmmaFp8Promote = 0;
 };
 
 struct Manifest {
@@ -341,9 +345,13 @@ inline std::string readConfig(const json::Object &o, Config &c) {
       f.str("pv_vd_route", c.pvVdRoute, false) &&
       f.str("page_regime", c.pageRegime, false) &&
       f.i64("pv_group", c.pvGroup, false) &&
-      f.str("q_scale", c.qScale, false);
+      f.str("q_scale", c.qScale, false) &&
+      f.i64("wgmma_fp8_promote", c.wgmmaFp8Promote, false);
   if (!err.empty())
     return err;
+  if (c.wgmmaFp8Promote < 0)
+    return "\"config.wgmma_fp8_promote\" must be >= 0, got " +
+           std::to_string(c.wgmmaFp8Promote);
   if (c.qScale != "as_stored" && c.qScale != "per_tile")
     return "\"config.q_scale\" must be as_stored or per_tile, got " + quote(c.qScale);
   if (!c.pageRegime.empty() && c.pageRegime != "one_page" &&

@@ -1011,6 +1011,8 @@ int run() {
     emu.shift = int(m.config.shift);
     emu.vd_scaled_p = m.config.pvVdRoute == "scaled_p";
     emu.q_per_tile = qPerTile;
+    emu.wgmma_fp8_promote = m.config.wgmmaFp8Promote;
+    emu.vd_page_groups = m.config.pvVdRoute == "page_groups";
     ref::EmulateResult emulated = ref::runEmulation(in, emu);
     vsEmu = ref::compareWithEmulation(in, out.data(), lsePtr, emulated);
   } else {

@@ -367,3 +367,68 @@ TEST(Emulate, ScaledPRouteForPerKeyVd) {
   // (The route is taken as given: which pages get scaled_p is the config's
   // decision, fmha-select-config's completeConfig, tested there.)
 }
+
+// Hopper's FP8 wgmma sums (wgmma_fp8_promote), on a row worked by hand: Q = 0
+// makes every p = 2^8 (P = 256 in e4m3); key 0's V row is 448 and keys
+// 1-31 hold 2^-6. One wgmma step sums 256 * 448 (exponent 8 + 8) with 31
+// terms 256 * 2^-6 = 4 (exponent 2): 14 exponents below, each is cut to 0.
+// Exact: (114688 + 124) / 8192 = 14.01513671875; the wgmma's: 14.
+TEST(Emulate, WgmmaFp8SumsCutSmallTerms) {
+  Request r;
+  r.q_dtype = r.kv_dtype = DType::F8E4M3FN;
+  r.qo_lens = {1};
+  r.kv_lens = {32};
+  r.num_qo_heads = r.num_kv_heads = 1;
+  r.head_dim = 64;
+  r.mask = Mask::none();
+  Inputs in = makeInputs(r);
+  std::fill(in.q.begin(), in.q.end(), 0x00);
+  std::fill(in.k_cache.begin(), in.k_cache.end(), 0x00);
+  std::fill(in.kv_descale.begin(), in.kv_descale.end(), 1.0f);
+  in.q_descale = 1.0f;
+  for (int64_t j = 0; j < 32; ++j)
+    for (int64_t d = 0; d < 64; ++d)
+      in.v_cache[in.kvIndex(in.table.pageOf(r.table, 0, j), j, 0, d, 64)] =
+          j == 0 ? 0x7E /* 448 */ : 0x08 /* 2^-6 */;
+  EmulateOptions opt;
+  opt.block_n = 128;
+  EmulateResult exact = runEmulation(in, opt);
+  opt.wgmma_fp8_promote = 2;
+  EmulateResult wg = runEmulation(in, opt);
+  ASSERT_EQ(exact.out_f32.size(), 64u);
+  for (int64_t d = 0; d < 64; ++d) {
+    EXPECT_FLOAT_EQ(exact.out_f32[d], 14.01513671875f) << d;
+    EXPECT_EQ(wg.out_f32[d], 14.0f) << d;
+  }
+  // The S side: Q = 0 sums to 0 either way, so lse agrees.
+  EXPECT_EQ(exact.lse[0], wg.lse[0]);
+}
+
+// On the default request with spread data (K and V 2^u apart per page) the
+// wgmma sums move the output by more than f32 rounding yet stay inside the
+// oracle bar; bad options are refused.
+TEST(Emulate, WgmmaFp8SumsOnSpreadData) {
+  Request r = defaultRequest(DType::F8E4M3FN);
+  r.kv_lens = {700, 300};
+  r.qo_lens = {64, 32};
+  r.num_qo_heads = 8;
+  r.num_kv_heads = 2;
+  r.data = DataMode::Spread;
+  Inputs in = makeInputs(r);
+  EmulateOptions opt;
+  opt.block_n = 128;
+  EmulateResult exact = runEmulation(in, opt);
+  opt.wgmma_fp8_promote = 2;
+  EmulateResult wg = runEmulation(in, opt);
+  double maxAbs, relFro;
+  test::errors(wg.out_f32, exact.out_f32, maxAbs, relFro);
+  EXPECT_GT(relFro, 1e-4) << maxAbs;
+  EXPECT_LT(relFro, 2e-2) << maxAbs;
+  CompareResult c = judgeAgainstOracle(in, wg.out.data(), wg.lse.data(), 0);
+  EXPECT_TRUE(c.pass) << c.summary();
+  opt.wgmma_fp8_promote = -1;
+  EXPECT_THROW(runEmulation(in, opt), std::invalid_argument);
+  opt.wgmma_fp8_promote = 2;
+  opt.block_n = 48; // not a multiple of the k step
+  EXPECT_THROW(runEmulation(in, opt), std::invalid_argument);
+}

@@ -5,7 +5,8 @@
 // oracle's looser bar. Per query row and KV tile of block_n keys:
 //
 //   sigma = f32(sm_scale) * f32(log2 e) * qd                    (at entry)
-//   s_j   = sum_d Q[d] * K_j[d]            f32, sequential over d
+//   s_j   = sum_d Q[d] * K_j[d]            f32, sequential over d (or as
+//           Hopper's FP8 wgmma sums, wgmma_fp8_promote below)
 //   s_j  *= kd_j                           kd of key j's physical page
 //   soft cap c > 0: x_j = log2e * c * tanh(s_j * (sm_scale * qd) / c) and the
 //     kernel's scale becomes 1 (the cap needs the real logit, so sigma cannot
@@ -57,6 +58,17 @@ struct EmulateOptions {
   /// max(max |q| over the tile, 2^-100), q8 = fp8(q * (M / amax)) (RNE,
   /// saturating), and the tile's sigma (and soft-cap scale) times amax / M.
   bool q_per_tile = false;
+  /// The kernel's MMA is Hopper's FP8 wgmma (sm_90a; manifest
+  /// config.wgmma_fp8_promote): > 0 sums S = Q K^T and every P V chain as
+  /// that MMA does (fmha/Reference/MmaSum.h), in k steps of 32, pieces of
+  /// this many steps from zero added in f32; a P V chain runs over all
+  /// keys of its span, masked keys as P = 0: the tile, or its page with
+  /// vd_page_groups. 0: products summed exactly (f32, as above).
+  int64_t wgmma_fp8_promote = 0;
+  /// The kernel's V-descale route is page_groups (manifest
+  /// config.pv_vd_route): its P V chains are one a page. Only read with
+  /// wgmma_fp8_promote (exact sums do not depend on it).
+  bool vd_page_groups = false;
   /// Worker threads over (sequence, kv head) items; <= 0: one per hardware
   /// thread. The result does not depend on it.
   int threads = 0;

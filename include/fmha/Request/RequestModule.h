@@ -17,6 +17,8 @@
 
 namespace mlir {
 namespace fmha {
+
+class ConfigAttr;
 namespace ref = ::fmha::ref;
 
 /// Name of the kernel function in the module.
@@ -37,6 +39,13 @@ std::vector<RequestOperand> requestOperands(const ref::Request &req);
 /// the verifier's diagnostics (through the context's handler) when invalid.
 OwningOpRef<ModuleOp> buildRequestModule(MLIRContext &ctx,
                                          const ref::Request &req);
+
+/// How a kernel of config `cfg` for `req` sums its MMA steps, for the
+/// emulating reference (EmulateOptions::wgmma_fp8_promote, the manifest's
+/// config.wgmma_fp8_promote): the chip's fp8 wgmma promote steps
+/// (ChipInfo::wgmmaFp8PromoteSteps, sm_90a) when Q, K, V and P all enter
+/// the MMA as fp8 (a 16-bit Q quantized per tile counts), else 0.
+int64_t wgmmaFp8Promote(const ref::Request &req, ConfigAttr cfg);
 
 } // namespace fmha
 } // namespace mlir

@@ -72,7 +72,9 @@ public:
   /// All of it is dynamic (fmha-shared-to-dynamic): sm_90's 227 KiB.
   int64_t maxSharedMemoryBytesPerBlock() const override { return 227 * 1024; }
   bool warpgroupMma() const override { return info.warpgroupMma; }
-  int64_t warpgroupMmaPromoteSteps() const override { return 2; }
+  int64_t warpgroupMmaPromoteSteps() const override {
+    return info.wgmmaFp8PromoteSteps;
+  }
   /// The widest of the 128B, 64B and 32B swizzles whose width divides the
   /// rows (D 192: 64, three column groups); 0 when none does.
   int64_t ldsSwizzleBytes(int64_t rowBytes) const override {
