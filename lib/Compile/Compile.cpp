@@ -159,8 +159,10 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
       j.attribute("pv_group", cfg.getPvGroup());
       j.attribute("q_scale", stringifyQScale(cfg.getQScale()));
       // How the MMA sums: > 0 on sm_90a's fp8 wgmma (the emulating
-      // reference's wgmma_fp8_promote), 0 where products sum exactly.
+      // reference's wgmma_fp8_promote for S, _pv for P V), 0 where
+      // products sum exactly.
       j.attribute("wgmma_fp8_promote", wgmmaFp8Promote(req, cfg));
+      j.attribute("wgmma_fp8_promote_pv", wgmmaFp8Promote(req, cfg, /*pv=*/true));
     });
   j.attributeArray("workgroup", [&] {
     for (int64_t x : res.workgroup)

@@ -217,6 +217,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     emu.q_per_tile = c.getQScale() == QScale::PerTile;
     // sm_90a's fp8 wgmma sums as that MMA does (the lane emulator's wgmma).
     emu.wgmma_fp8_promote = impl->lanes ? wgmmaFp8Promote(req, c) : 0;
+    emu.wgmma_fp8_promote_pv = impl->lanes ? wgmmaFp8Promote(req, c, /*pv=*/true) : 0;
     emu.vd_page_groups = c.getVdRoute() == VdRoute::PageGroups;
     impl->vdRoute = stringifyVdRoute(c.getVdRoute()).str();
     emu.block_m = c.getBlockM();

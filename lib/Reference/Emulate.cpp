@@ -74,9 +74,11 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
   const float negInf = -std::numeric_limits<float>::infinity();
   // Hopper's FP8 wgmma sums (sm_90a): k steps of 32, pieces of wp steps.
   const int64_t wp = opt.wgmma_fp8_promote;
+  const int64_t wpPV = opt.wgmma_fp8_promote_pv > 0 ? opt.wgmma_fp8_promote_pv : wp;
   const DType qT = qPerTile ? qTileType(kvT) : req.q_dtype;
-  if (wp < 0)
-    throw std::invalid_argument("emulation: wgmma_fp8_promote must be >= 0");
+  if (wp < 0 || opt.wgmma_fp8_promote_pv < 0)
+    throw std::invalid_argument(
+        "emulation: wgmma_fp8_promote and wgmma_fp8_promote_pv must be >= 0");
   if (wp && (!isFp8(kvT) || !isFp8(qT) || !isFp8(r.p_dtype) || D % 32 ||
              Dv % 32 || BN % 32))
     throw std::invalid_argument(
@@ -213,7 +215,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
                 if (lo > hi)
                   continue; // no visible key: the chain is 0
                 for (int64_t d = 0; d < Dv; ++d)
-                  u[d] = wgmmaChain(g0, g0 + span, wp, [&](int64_t k0, float acc) {
+                  u[d] = wgmmaChain(g0, g0 + span, wpPV, [&](int64_t k0, float acc) {
                     const int64_t cnt = std::clamp<int64_t>(sk - (c0 + k0), 0, 32);
                     return wgmmaFp8Step(acc, &pt[k0], r.p_dtype,
                                         cnt ? &v[(c0 + k0) * Dv + d] : &pt[k0], Dv,

@@ -154,11 +154,12 @@ OwningOpRef<ModuleOp> mlir::fmha::buildRequestModule(MLIRContext &ctx,
   return module;
 }
 
-int64_t mlir::fmha::wgmmaFp8Promote(const ref::Request &req, ConfigAttr cfg) {
+int64_t mlir::fmha::wgmmaFp8Promote(const ref::Request &req, ConfigAttr cfg,
+                                    bool pv) {
   const ChipInfo *chip = cfg ? lookupChip(cfg.getChip()) : nullptr;
   if (!chip)
     return 0;
   bool fp8 = ref::isFp8(req.kv_dtype) && cfg.getPType().getIntOrFloatBitWidth() == 8 &&
              (ref::isFp8(req.q_dtype) || cfg.getQScale() == QScale::PerTile);
-  return chip->fp8WgmmaPromote(fp8);
+  return chip->fp8WgmmaPromote(fp8, pv);
 }

@@ -40,7 +40,7 @@ const ChipInfo kChips[] = {
     {"sm_90a", ChipVendor::NVIDIA, 32, 4, 64, 128, 64, {{16, 8, 32}, {}},
      {16, 8, 16}, Fp8Family::OcpOnly, 48 * 1024, 228 * 1024, 4, {},
      "nvptx64-nvidia-cuda", "+ptx84", /*warpgroupMma=*/true,
-     /*wgmmaFp8PromoteSteps=*/2},
+     /*wgmmaFp8PromoteSteps=*/2, /*wgmmaFp8PvPromoteSteps=*/4},
     {"host", ChipVendor::Host, 1, 1, 16, 32, 32, {{1, 1, 1}, {}}, {1, 1, 1},
      Fp8Family::Any, 0, 0, 0, {}, "", "", false},
 };

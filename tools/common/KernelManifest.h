@@ -108,6 +108,9 @@ struct Config {
   /// chains summed in f32 every this many k steps; the emulating reference
   /// sums as that MMA does); 0 or left out: products sum exactly.
   int64_t wgmmaFp8Promote = 0;
+  /// "wgmma_fp8_promote_pv": the same for the P V chains (0 or left out:
+  /// as wgmma_fp8_promote).
+  int64_t wgmmaFp8PromotePv = 0;
 };
 
 struct Manifest {
@@ -346,12 +349,14 @@ inline std::string readConfig(const json::Object &o, Config &c) {
       f.str("page_regime", c.pageRegime, false) &&
       f.i64("pv_group", c.pvGroup, false) &&
       f.str("q_scale", c.qScale, false) &&
-      f.i64("wgmma_fp8_promote", c.wgmmaFp8Promote, false);
+      f.i64("wgmma_fp8_promote", c.wgmmaFp8Promote, false) &&
+      f.i64("wgmma_fp8_promote_pv", c.wgmmaFp8PromotePv, false);
   if (!err.empty())
     return err;
-  if (c.wgmmaFp8Promote < 0)
-    return "\"config.wgmma_fp8_promote\" must be >= 0, got " +
-           std::to_string(c.wgmmaFp8Promote);
+  if (c.wgmmaFp8Promote < 0 || c.wgmmaFp8PromotePv < 0)
+    return "\"config.wgmma_fp8_promote\" and \"config.wgmma_fp8_promote_pv\" "
+           "must be >= 0, got " + std::to_string(c.wgmmaFp8Promote) + " and " +
+           std::to_string(c.wgmmaFp8PromotePv);
   if (c.qScale != "as_stored" && c.qScale != "per_tile")
     return "\"config.q_scale\" must be as_stored or per_tile, got " + quote(c.qScale);
   if (!c.pageRegime.empty() && c.pageRegime != "one_page" &&

@@ -1012,6 +1012,7 @@ int run() {
     emu.vd_scaled_p = m.config.pvVdRoute == "scaled_p";
     emu.q_per_tile = qPerTile;
     emu.wgmma_fp8_promote = m.config.wgmmaFp8Promote;
+    emu.wgmma_fp8_promote_pv = m.config.wgmmaFp8PromotePv;
     emu.vd_page_groups = m.config.pvVdRoute == "page_groups";
     ref::EmulateResult emulated = ref::runEmulation(in, emu);
     vsEmu = ref::compareWithEmulation(in, out.data(), lsePtr, emulated);

@@ -432,3 +432,36 @@ TEST(Emulate, WgmmaFp8SumsOnSpreadData) {
   opt.block_n = 48; // not a multiple of the k step
   EXPECT_THROW(runEmulation(in, opt), std::invalid_argument);
 }
+
+// wgmma_fp8_promote_pv: a P V chain of 4 steps (keys 0-127) in pieces of 2
+// or of 4. Q = 0 (every P = 256); V = 448 at key 0, 0 at keys 1-63, 2^-6 at
+// keys 64-95 (96 keys, l = 96 * 256). Pieces of 2: keys 64-95 form a piece
+// from zero, 32 * 256 * 2^-6 = 128 exactly, added in f32: (114688 + 128) /
+// 24576 = 4.671875, the exact value. One piece of 4: those steps add 4s to
+// an accumulator of 114688 (exponent 16, grid 8), each cut to 0: 114688 /
+// 24576.
+TEST(Emulate, WgmmaFp8PvPromoteSplitsTheChain) {
+  Request r;
+  r.q_dtype = r.kv_dtype = DType::F8E4M3FN;
+  r.qo_lens = {1};
+  r.kv_lens = {96};
+  r.num_qo_heads = r.num_kv_heads = 1;
+  r.head_dim = 64;
+  r.mask = Mask::none();
+  Inputs in = makeInputs(r);
+  std::fill(in.q.begin(), in.q.end(), 0x00);
+  std::fill(in.kv_descale.begin(), in.kv_descale.end(), 1.0f);
+  in.q_descale = 1.0f;
+  for (int64_t j = 0; j < 96; ++j)
+    for (int64_t d = 0; d < 64; ++d)
+      in.v_cache[in.kvIndex(in.table.pageOf(r.table, 0, j), j, 0, d, 64)] =
+          j == 0 ? 0x7E : j < 64 ? 0x00 : 0x08;
+  EmulateOptions opt;
+  opt.block_n = 128;
+  opt.wgmma_fp8_promote = 2;
+  EmulateResult two = runEmulation(in, opt);
+  opt.wgmma_fp8_promote_pv = 4;
+  EmulateResult four = runEmulation(in, opt);
+  EXPECT_EQ(two.out_f32[0], 4.671875f);
+  EXPECT_EQ(four.out_f32[0], 114688.0f / 24576.0f);
+}

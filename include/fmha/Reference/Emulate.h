@@ -61,10 +61,14 @@ struct EmulateOptions {
   /// The kernel's MMA is Hopper's FP8 wgmma (sm_90a; manifest
   /// config.wgmma_fp8_promote): > 0 sums S = Q K^T and every P V chain as
   /// that MMA does (fmha/Reference/MmaSum.h), in k steps of 32, pieces of
-  /// this many steps from zero added in f32; a P V chain runs over all
+  /// this many steps (P V: wgmma_fp8_promote_pv) from zero added in f32; a
+  /// P V chain runs over all
   /// keys of its span, masked keys as P = 0: the tile, or its page with
   /// vd_page_groups. 0: products summed exactly (f32, as above).
   int64_t wgmma_fp8_promote = 0;
+  /// The pieces of a P V chain under wgmma_fp8_promote (manifest
+  /// config.wgmma_fp8_promote_pv); 0: as S's.
+  int64_t wgmma_fp8_promote_pv = 0;
   /// The kernel's V-descale route is page_groups (manifest
   /// config.pv_vd_route): its P V chains are one a page. Only read with
   /// wgmma_fp8_promote (exact sums do not depend on it).

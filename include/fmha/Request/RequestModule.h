@@ -41,11 +41,12 @@ OwningOpRef<ModuleOp> buildRequestModule(MLIRContext &ctx,
                                          const ref::Request &req);
 
 /// How a kernel of config `cfg` for `req` sums its MMA steps, for the
-/// emulating reference (EmulateOptions::wgmma_fp8_promote, the manifest's
-/// config.wgmma_fp8_promote): the chip's fp8 wgmma promote steps
-/// (ChipInfo::wgmmaFp8PromoteSteps, sm_90a) when Q, K, V and P all enter
-/// the MMA as fp8 (a 16-bit Q quantized per tile counts), else 0.
-int64_t wgmmaFp8Promote(const ref::Request &req, ConfigAttr cfg);
+/// emulating reference (EmulateOptions::wgmma_fp8_promote and _pv, the
+/// manifest's config.wgmma_fp8_promote and _pv): the chip's fp8 wgmma
+/// promote steps of S (pv false) or P V (ChipInfo, sm_90a) when Q, K, V
+/// and P all enter the MMA as fp8 (a 16-bit Q quantized per tile counts),
+/// else 0.
+int64_t wgmmaFp8Promote(const ref::Request &req, ConfigAttr cfg, bool pv = false);
 
 } // namespace fmha
 } // namespace mlir

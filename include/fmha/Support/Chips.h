@@ -83,16 +83,23 @@ struct ChipInfo {
   /// warp's m16n8 slice of it, whose register layout equals mma.sync
   /// m16n8k32's (docs/GPU_LOWERING.md, "sm_90a").
   bool warpgroupMma;
-  /// sm_90a: an fp8 wgmma chain is summed in f32 every this many k steps
-  /// (pieces from zero): the MMA keeps 14 significant bits a step
-  /// (fmha/Reference/MmaSum.h), a whole 4-step chain missed the spread-data
-  /// row bar at page 16 (bench/NOTES.md, 2026-12-01). 0 elsewhere.
+  /// sm_90a: a wgmma chain of S = Q K^T is summed in f32 every this many
+  /// k steps (pieces from zero): the MMA keeps 14 significant bits a step
+  /// (fmha/Reference/MmaSum.h), a whole 4-step S chain missed the
+  /// spread-data row bar at page 16 (bench/NOTES.md, 2026-12-01). 0
+  /// elsewhere.
   int64_t wgmmaFp8PromoteSteps = 0;
+  /// The same for an fp8 P V chain (4 on sm_90a: a whole chain at block_n
+  /// 128; bench/NOTES.md, 2026-12-05). 0 elsewhere.
+  int64_t wgmmaFp8PvPromoteSteps = 0;
 
-  /// The promote steps when fp8 products run on this chip's warpgroup MMA
-  /// (the emulating reference's wgmma_fp8_promote), else 0.
-  int64_t fp8WgmmaPromote(bool fp8Operands) const {
-    return warpgroupMma && fp8Operands ? wgmmaFp8PromoteSteps : 0;
+  /// The promote steps of S (pv false) or of P V when fp8 products run on
+  /// this chip's warpgroup MMA (the emulating reference's
+  /// wgmma_fp8_promote / wgmma_fp8_promote_pv), else 0.
+  int64_t fp8WgmmaPromote(bool fp8Operands, bool pv = false) const {
+    if (!warpgroupMma || !fp8Operands)
+      return 0;
+    return pv ? wgmmaFp8PvPromoteSteps : wgmmaFp8PromoteSteps;
   }
 
   bool isGPU() const { return vendor != ChipVendor::Host; }

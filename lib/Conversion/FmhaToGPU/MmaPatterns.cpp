@@ -13,7 +13,8 @@
 //   (P keeps its scores; the PV pattern packs them).
 // - sm_90a (TargetInfo::warpgroupMma): each product is chains of warpgroup
 //   MMAs over the whole tile, one step per k step, at most
-//   warpgroupMmaPromoteSteps steps per chain summed in f32: S = Q K^T with
+//   warpgroupMmaPromoteSteps (fp8 P V: warpgroupMmaPvPromoteSteps) steps
+//   per chain summed in f32: S = Q K^T with
 //   both operands staged (SS), P V with P from registers (RS); B (and Q)
 //   read by the MMA from the swizzled staged tiles at lc.ldsTileOffset.
 //
@@ -135,9 +136,12 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       return ti.warpgroupMmaChain(b, b.getLoc(), a, aElem, kvElem, ldsBase,
                                   offsets, kv.ldsRows, kv.ldsCols, acc);
     };
-    // Pieces of warpgroupMmaPromoteSteps steps, each from zero but the
-    // first, summed in f32 registers.
-    int64_t promote = ti.warpgroupMmaPromoteSteps();
+    // Pieces of warpgroupMmaPromoteSteps steps (an fp8 P V chain:
+    // warpgroupMmaPvPromoteSteps), each from zero but the first, summed in
+    // f32 registers.
+    int64_t promote = !op.getTransposeRhs() && l.atom.elemBytes == 1
+                          ? ti.warpgroupMmaPvPromoteSteps()
+                          : ti.warpgroupMmaPromoteSteps();
     auto wgChain = [&](Value acc, int64_t c0, int64_t c1,
                        function_ref<Value(int64_t)> aOf) {
       Value sum;

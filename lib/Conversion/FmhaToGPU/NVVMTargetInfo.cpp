@@ -75,6 +75,9 @@ public:
   int64_t warpgroupMmaPromoteSteps() const override {
     return info.wgmmaFp8PromoteSteps;
   }
+  int64_t warpgroupMmaPvPromoteSteps() const override {
+    return info.wgmmaFp8PvPromoteSteps;
+  }
   /// The widest of the 128B, 64B and 32B swizzles whose width divides the
   /// rows (D 192: 64, three column groups); 0 when none does.
   int64_t ldsSwizzleBytes(int64_t rowBytes) const override {

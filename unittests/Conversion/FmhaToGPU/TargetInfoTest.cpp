@@ -1018,6 +1018,7 @@ TEST(TargetInfoWarpgroup, Sm90aChains) {
   EXPECT_EQ(ti->ldsSwizzleBytes(128), 128);
   EXPECT_EQ(ti->ldsSwizzleBytes(256), 128); // two column groups of 128
   EXPECT_EQ(ti->warpgroupMmaPromoteSteps(), 2);
+  EXPECT_EQ(ti->warpgroupMmaPvPromoteSteps(), 4);
 
   MLIRContext ctx;
   ctx.loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect,

@@ -180,12 +180,21 @@ public:
   /// divides rowBytes (0 when none does).
   virtual int64_t ldsSwizzleBytes(int64_t rowBytes) const { return 0; }
   /// Emission choice: the k steps one chain accumulates inside the MMA
-  /// before its sum is added in f32 registers. sm_90a: 2. Hopper's FP8
-  /// wgmma keeps only about 14 bits of the accumulator (DeepSeek-V3
-  /// report, section 3.3.2); measured on the H200 with spread data (page 16,
-  /// causal, 16/16 heads): a whole 4-step chain gives a row error of 0.090
-  /// against the oracle (bar 0.07), 2 steps 0.054, 1 step 0.056 (bench/NOTES.md).
+  /// before its sum is added in f32 registers. sm_90a: 2 for S = Q K^T.
+  /// Hopper's FP8 wgmma keeps 14 significant bits a step
+  /// (fmha/Reference/MmaSum.h); measured on the H200 with spread data (page
+  /// 16, causal, 16/16 heads): a whole 4-step S chain gives a row error of
+  /// 0.090 against the oracle (bar 0.07), 2 steps 0.054, 1 step 0.056
+  /// (bench/NOTES.md).
   virtual int64_t warpgroupMmaPromoteSteps() const { return 1; }
+  /// The same for an fp8 P V chain. sm_90a: 4 (a whole chain at block_n
+  /// 128): with the wgmma's sums modelled bit for bit, the lane emulator
+  /// gives that case the same worst row (0.0536) as 2 steps, where a 4-step
+  /// S chain gives 0.090; 64 f32 adds a tile and thread fewer
+  /// (bench/NOTES.md, 2026-12-05).
+  virtual int64_t warpgroupMmaPvPromoteSteps() const {
+    return warpgroupMmaPromoteSteps();
+  }
   /// A chain of warpgroup MMAs, waited for: acc + sum over steps c of
   /// A_c * B_c. A_c is one k step of the A operand: `a.regs[c]`
   /// (vector<aPerLane x fp8>, the RS form) or, when `a.regs` is empty, the
