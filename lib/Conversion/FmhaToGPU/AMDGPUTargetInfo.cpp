@@ -141,6 +141,7 @@ public:
   }
 
   bool fenceAfterScoreMmas() const override { return eb == 1 && k == 64; }
+  bool batchKVLoads() const override { return true; }
   bool transposeLoadsV() const override {
     return eb == 1 && k == 64 && atom.m == 32; // gfx950's 32x32x64 fp8
   }

@@ -340,6 +340,10 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
   if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
     return failure();
+  // Every K tile's held-back stores were emitted by its V tile's gather.
+  if (lc.deferredKStores)
+    return kernel.emitError("convert-fmha-to-gpu: a K tile's LDS stores were "
+                            "held for a V gather that was not lowered");
   // The chip's 1-ulp reciprocal for every f32 division of the kernel (per
   // tile: the V-descale ratio vd_prev / vd, the scaled_p row scale; once:
   // o / l), instead of IEEE division.

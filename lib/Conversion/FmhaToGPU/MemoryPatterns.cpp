@@ -370,8 +370,11 @@ struct KVTileSource {
 /// A K/V tile of bn rows (in form f) staged in `lds`: each lane's 16-byte
 /// chunks, K row-major (swizzled where the chip swizzles), V transposed at
 /// the chip's pvKeyPosition, the keys of one word transposed in registers.
+/// deferStores: the chunks' LDS stores go to lc.deferredKStores instead
+/// (a K tile whose V follows); a tile emitted with a deferred K pending
+/// emits it once its own first loads are issued.
 void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm &f,
-                int64_t bn, Value lds, KVTileSource &src) {
+                int64_t bn, Value lds, KVTileSource &src, bool deferStores = false) {
   int64_t threads = lc.cfg.getWarps() * lc.layout.wave;
   int64_t eb = lc.layout.atom.elemBytes;
   // V^T (the lanes transpose it) or row-major (K, and V read by
@@ -423,12 +426,31 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   // wave waits for each load in turn: on gfx950 four waits of the full
   // load latency per tile).
   SmallVector<std::pair<Value, Value>> staged; // (chunk, LDS offset)
-  auto storeStaged = [&] {
+  auto storeChunks = [&lc, lds, chunk](ImplicitLocOpBuilder &b,
+                                       ArrayRef<std::pair<Value, Value>> staged) {
     if (staged.size() > 1)
       lc.ti.schedulingFence(b, b.getLoc());
     for (auto [v, at] : staged)
       vector::StoreOp::create(b, v, lds, ValueRange{laneToIndex(b, at)},
                               /*nontemporal=*/false, llvm::Align(chunk));
+  };
+  // An earlier K tile's stores, once this tile's first loads are issued.
+  auto flushDeferred = [&] {
+    if (auto k = std::move(lc.deferredKStores)) {
+      lc.deferredKStores = nullptr;
+      k(b);
+    }
+  };
+  auto storeStaged = [&] {
+    if (!deferStores) {
+      flushDeferred();
+      storeChunks(b, staged);
+      return;
+    }
+    SmallVector<std::pair<Value, Value>> held(staged);
+    lc.deferredKStores = [storeChunks, held](ImplicitLocOpBuilder &b) {
+      storeChunks(b, held);
+    };
   };
   Value tid = active < threads
                   ? Value(arith::RemUIOp::create(b, lc.tidV, laneConstI32(b, active)))
@@ -488,6 +510,7 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
     for (int64_t k : words.offsets)
       rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16,
                                 view, rowAt(k)));
+    flushDeferred();
     // The word's first key's place on V^T's key axis, in bytes.
     Value p = laneEmitBits(b, *pos, r0);
     if (eb > 1)
@@ -593,6 +616,26 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     Value view = memref::SubViewOp::create(b, cache, offs, sizes,
                                            SmallVector<OpFoldResult>(4, one));
     return lc.ti.boundedView(b, b.getLoc(), view, bytes);
+  }
+
+  /// Whether a gathered K tile's LDS stores wait for its V tile's loads
+  /// (TargetInfo::batchKVLoads): the next op with effects in its block is
+  /// the gather of V with the same page ids; page-id and descale reads and
+  /// pure ops may lie between.
+  bool deferUntilV(OpT op, const ValueForm &f) const {
+    if constexpr (kStage) {
+      return false;
+    } else {
+      if (f.isV || !lc.ti.batchKVLoads())
+        return false;
+      for (Operation *n = op->getNextNode(); n; n = n->getNextNode()) {
+        if (auto g = dyn_cast<GatherKVOp>(n))
+          return g.getIds() == op.getIds() && lc.forms.get(g.getTile()).isV;
+        if (!isPure(n) && !isa<PageIdsOp, GatherDescaleOp>(n))
+          return false;
+      }
+      return false;
+    }
   }
 
   LogicalResult matchAndRewrite(OpT op, OneToNOpAdaptor a,
@@ -719,7 +762,7 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
       rw.eraseOp(op);
       return success();
     } else {
-      emitKVTile(b, lc, f, bn, lds, src);
+      emitKVTile(b, lc, f, bn, lds, src, deferUntilV(op, f));
       LaneValues out;
       out.lds = lds;
       rw.replaceOpWithMultiple(op, {lc.pack(f, out)});

@@ -20,6 +20,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <functional>
 #include <map>
 
 namespace mlir {
@@ -59,6 +60,11 @@ struct LaneContext {
     int64_t stages = 0, stageBytes = 0;
   };
   std::map<int64_t, Ring> rings;
+  /// A K tile's LDS stores held back until its V tile's loads are issued
+  /// (TargetInfo::batchKVLoads): set by the K gather's pattern, emitted at
+  /// the builder's point by the V gather's; empty otherwise, and at the end
+  /// of the conversion.
+  mutable std::function<void(ImplicitLocOpBuilder &)> deferredKStores;
 
   //===--- packing --------------------------------------------------------===//
 

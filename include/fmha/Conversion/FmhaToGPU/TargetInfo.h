@@ -279,6 +279,13 @@ public:
   /// now 7: 424 -> 421 instructions, 681 -> 679 modelled cycles; on gfx942
   /// the fence changed nothing but spilled 4 SGPRs at page 64).
   virtual bool fenceAfterScoreMmas() const { return false; }
+  /// Emission choice: a K tile gathered right before its V tile (same page
+  /// ids, nothing between but page-id and descale reads) writes LDS after
+  /// V's global loads are issued, so both tiles' loads are in flight
+  /// together: one load wait a tile instead of two. AMDGPU: true (llvm-mca
+  /// charged the second wait 74 cycles at gfx942 page 64, where V's
+  /// loads followed K's LDS stores; docs/AMDGPU_STATIC_REPORT.md).
+  virtual bool batchKVLoads() const { return false; }
   /// Hardware fact: a wave-wide transpose load of 8 one-byte elements per
   /// lane from `lds` (i8 workgroup memory) at this lane's byte offset `at`
   /// (a multiple of 8). In each group of 16 lanes (base G), byte j of lane

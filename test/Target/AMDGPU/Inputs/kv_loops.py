@@ -11,8 +11,10 @@ With --steady K=N,..., it also checks the steady-state loop (as the
 workplace's loop model picks it: among the loops with the most MFMAs, the one
 with the fewest instructions): each count K at most N. A K other than the
 printed counts is a mnemonic: the instructions whose mnemonic is K or K_e32 /
-K_e64 (v_max_f32 counts v_max_f32_e32, not v_max3_f32). It prints one line per
-limit and exits 1 when one is over, so a regression fails the test.
+K_e64 (v_max_f32 counts v_max_f32_e32, not v_max3_f32); K = A>B counts the A
+that come after the loop's first B (an order: A>B=0, every A before any B).
+It prints one line per limit and exits 1 when one is over, so a regression
+fails the test.
 """
 import re
 import sys
@@ -61,10 +63,19 @@ def main(path, limits=None):
     steady = min((c for c in counted if c["mfma"] == most),
                  key=lambda c: c["instructions"])
     bad = 0
+    def isMnem(m, k):
+        return m in (k, k + "_e32", k + "_e64")
+
     for item in limits.split(","):
         k, n = item.split("=")
-        have = steady[k] if k in steady else sum(
-            m in (k, k + "_e32", k + "_e64") for m in steady["mnemonics"])
+        if ">" in k:  # A>B: the A that come after the loop's first B
+            a, b = k.split(">")
+            ms = steady["mnemonics"]
+            first = next((i for i, m in enumerate(ms) if isMnem(m, b)), len(ms))
+            have = sum(isMnem(m, a) for m in ms[first:])
+        else:
+            have = steady[k] if k in steady else sum(
+                isMnem(m, k) for m in steady["mnemonics"])
         ok = have <= int(n)
         bad |= not ok
         print(f"steady: {k} {have} {'<=' if ok else '>'} {n}")
