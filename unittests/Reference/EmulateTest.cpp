@@ -368,16 +368,15 @@ TEST(Emulate, ScaledPRouteForPerKeyVd) {
   // decision, fmha-select-config's completeConfig, tested there.)
 }
 
-// Hopper's FP8 wgmma sums (wgmma_fp8_promote), on a row worked by hand: Q = 0
-// makes every p = 2^8 (P = 256 in e4m3); key 0's V row is 448 and keys
-// 1-31 hold 2^-6. One wgmma step sums 256 * 448 (exponent 8 + 8) with 31
-// terms 256 * 2^-6 = 4 (exponent 2): 14 exponents below, each is cut to 0.
-// Exact: (114688 + 124) / 8192 = 14.01513671875; the wgmma's: 14.
-TEST(Emulate, WgmmaFp8SumsCutSmallTerms) {
+namespace {
+/// One e4m3 query row over kvLen keys, D = Dv = 64, one head, no mask, every
+/// descale 1 and Q = 0, so every p = 2^8 (P = 256); V byte of key j from
+/// vByte(j) in every column.
+Inputs zeroQInputs(int64_t kvLen, uint8_t (*vByte)(int64_t)) {
   Request r;
   r.q_dtype = r.kv_dtype = DType::F8E4M3FN;
   r.qo_lens = {1};
-  r.kv_lens = {32};
+  r.kv_lens = {kvLen};
   r.num_qo_heads = r.num_kv_heads = 1;
   r.head_dim = 64;
   r.mask = Mask::none();
@@ -386,10 +385,22 @@ TEST(Emulate, WgmmaFp8SumsCutSmallTerms) {
   std::fill(in.k_cache.begin(), in.k_cache.end(), 0x00);
   std::fill(in.kv_descale.begin(), in.kv_descale.end(), 1.0f);
   in.q_descale = 1.0f;
-  for (int64_t j = 0; j < 32; ++j)
+  for (int64_t j = 0; j < kvLen; ++j)
     for (int64_t d = 0; d < 64; ++d)
-      in.v_cache[in.kvIndex(in.table.pageOf(r.table, 0, j), j, 0, d, 64)] =
-          j == 0 ? 0x7E /* 448 */ : 0x08 /* 2^-6 */;
+      in.v_cache[in.kvIndex(in.table.pageOf(r.table, 0, j), j, 0, d, 64)] = vByte(j);
+  return in;
+}
+} // namespace
+
+// Hopper's FP8 wgmma sums (wgmma_fp8_promote), on a row worked by hand: Q = 0
+// makes every p = 2^8 (P = 256 in e4m3); key 0's V row is 448 and keys
+// 1-31 hold 2^-6. One wgmma step sums 256 * 448 (exponent 8 + 8) with 31
+// terms 256 * 2^-6 = 4 (exponent 2): 14 exponents below, each is cut to 0.
+// Exact: (114688 + 124) / 8192 = 14.01513671875; the wgmma's: 14.
+
+TEST(Emulate, WgmmaFp8SumsCutSmallTerms) {
+  // 448 at key 0, 2^-6 at the others.
+  Inputs in = zeroQInputs(32, [](int64_t j) -> uint8_t { return j == 0 ? 0x7E : 0x08; });
   EmulateOptions opt;
   opt.block_n = 128;
   EmulateResult exact = runEmulation(in, opt);
@@ -441,21 +452,9 @@ TEST(Emulate, WgmmaFp8SumsOnSpreadData) {
 // an accumulator of 114688 (exponent 16, grid 8), each cut to 0: 114688 /
 // 24576.
 TEST(Emulate, WgmmaFp8PvPromoteSplitsTheChain) {
-  Request r;
-  r.q_dtype = r.kv_dtype = DType::F8E4M3FN;
-  r.qo_lens = {1};
-  r.kv_lens = {96};
-  r.num_qo_heads = r.num_kv_heads = 1;
-  r.head_dim = 64;
-  r.mask = Mask::none();
-  Inputs in = makeInputs(r);
-  std::fill(in.q.begin(), in.q.end(), 0x00);
-  std::fill(in.kv_descale.begin(), in.kv_descale.end(), 1.0f);
-  in.q_descale = 1.0f;
-  for (int64_t j = 0; j < 96; ++j)
-    for (int64_t d = 0; d < 64; ++d)
-      in.v_cache[in.kvIndex(in.table.pageOf(r.table, 0, j), j, 0, d, 64)] =
-          j == 0 ? 0x7E : j < 64 ? 0x00 : 0x08;
+  Inputs in = zeroQInputs(96, [](int64_t j) -> uint8_t {
+    return j == 0 ? 0x7E : j < 64 ? 0x00 : 0x08;
+  });
   EmulateOptions opt;
   opt.block_n = 128;
   opt.wgmma_fp8_promote = 2;

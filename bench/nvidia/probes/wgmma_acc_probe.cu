@@ -11,17 +11,30 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-// The same rows through mma.sync m16n8k32 (sm_90's MMA), each warp 16 rows.
-__global__ void probeSync(const uint8_t *A, const float *C, float *D, int *bad,
-                          uint32_t bw) {
+// Warp w of the block's 128 threads takes rows 16w..16w+15 of the block's
+// 64: the A fragment of m16n8k32 (and of wgmma m64nNk32 per warp) and C.
+__device__ void loadFragments(const uint8_t *A, const float *C, int &r0, int &r1,
+                              uint32_t &a0, uint32_t &a1, uint32_t &a2, uint32_t &a3,
+                              float &d0, float &d1, float &d2, float &d3) {
   int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  int r0 = blockIdx.x * 64 + 16 * warp + lane / 4, r1 = r0 + 8, kb = (lane % 4) * 4;
-  uint32_t a0, a1, a2, a3, b0 = bw, b1 = bw;
+  r0 = blockIdx.x * 64 + 16 * warp + lane / 4;
+  r1 = r0 + 8;
+  int kb = (lane % 4) * 4;
   memcpy(&a0, A + r0 * 32 + kb, 4);
   memcpy(&a1, A + r1 * 32 + kb, 4);
   memcpy(&a2, A + r0 * 32 + kb + 16, 4);
   memcpy(&a3, A + r1 * 32 + kb + 16, 4);
-  float d0 = C[r0], d1 = C[r0], d2 = C[r1], d3 = C[r1];
+  d0 = d1 = C[r0];
+  d2 = d3 = C[r1];
+}
+
+// The same rows through mma.sync m16n8k32 (sm_90's MMA), each warp 16 rows.
+__global__ void probeSync(const uint8_t *A, const float *C, float *D, int *bad,
+                          uint32_t bw) {
+  int lane = threadIdx.x % 32, r0, r1;
+  uint32_t a0, a1, a2, a3, b0 = bw, b1 = bw;
+  float d0, d1, d2, d3;
+  loadFragments(A, C, r0, r1, a0, a1, a2, a3, d0, d1, d2, d3);
   asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
                "{%0, %1, %2, %3};"
@@ -43,15 +56,10 @@ __global__ void probe(const uint8_t *A, const float *C, float *D, int *bad,
     B[i] = bb; // every B element the same (0x38: 1.0)
   __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  int base = blockIdx.x * 64;
-  int r0 = base + 16 * warp + lane / 4, r1 = r0 + 8, kb = (lane % 4) * 4;
+  int lane = threadIdx.x % 32, r0, r1;
   uint32_t a0, a1, a2, a3;
-  memcpy(&a0, A + r0 * 32 + kb, 4);
-  memcpy(&a1, A + r1 * 32 + kb, 4);
-  memcpy(&a2, A + r0 * 32 + kb + 16, 4);
-  memcpy(&a3, A + r1 * 32 + kb + 16, 4);
-  float d0 = C[r0], d1 = C[r0], d2 = C[r1], d3 = C[r1];
+  float d0, d1, d2, d3;
+  loadFragments(A, C, r0, r1, a0, a1, a2, a3, d0, d1, d2, d3);
   uint64_t addr = static_cast<uint64_t>(__cvta_generic_to_shared(B));
   uint64_t desc = ((addr >> 4) & 0x3FFF) | (uint64_t(128 >> 4) << 16) |
                   (uint64_t(256 >> 4) << 32);
