@@ -28,10 +28,24 @@ __device__ void loadFragments(const uint8_t *A, const float *C, int &r0, int &r1
   d2 = d3 = C[r1];
 }
 
+// Row r0's and r1's sums (column 0 and 1 of the lane's pair); every column
+// of a row must hold the same sum (every B element is the same), else *bad
+// counts the lane.
+__device__ void storeResults(float *D, int *bad, int r0, int r1, float d0, float d1,
+                             float d2, float d3) {
+  if (threadIdx.x % 4 == 0) {
+    D[r0] = d0;
+    D[r1] = d2;
+  }
+  if (__float_as_uint(d0) != __float_as_uint(d1) ||
+      __float_as_uint(d2) != __float_as_uint(d3))
+    atomicAdd(bad, 1);
+}
+
 // The same rows through mma.sync m16n8k32 (sm_90's MMA), each warp 16 rows.
 __global__ void probeSync(const uint8_t *A, const float *C, float *D, int *bad,
                           uint32_t bw) {
-  int lane = threadIdx.x % 32, r0, r1;
+  int r0, r1;
   uint32_t a0, a1, a2, a3, b0 = bw, b1 = bw;
   float d0, d1, d2, d3;
   loadFragments(A, C, r0, r1, a0, a1, a2, a3, d0, d1, d2, d3);
@@ -40,13 +54,7 @@ __global__ void probeSync(const uint8_t *A, const float *C, float *D, int *bad,
                "{%0, %1, %2, %3};"
                : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-  if (lane % 4 == 0) {
-    D[r0] = d0;
-    D[r1] = d2;
-  }
-  if (__float_as_uint(d0) != __float_as_uint(d1) ||
-      __float_as_uint(d2) != __float_as_uint(d3))
-    atomicAdd(bad, 1);
+  storeResults(D, bad, r0, r1, d0, d1, d2, d3);
 }
 
 __global__ void probe(const uint8_t *A, const float *C, float *D, int *bad,
@@ -56,7 +64,7 @@ __global__ void probe(const uint8_t *A, const float *C, float *D, int *bad,
     B[i] = bb; // every B element the same (0x38: 1.0)
   __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  int lane = threadIdx.x % 32, r0, r1;
+  int r0, r1;
   uint32_t a0, a1, a2, a3;
   float d0, d1, d2, d3;
   loadFragments(A, C, r0, r1, a0, a1, a2, a3, d0, d1, d2, d3);
@@ -72,14 +80,7 @@ __global__ void probe(const uint8_t *A, const float *C, float *D, int *bad,
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
   asm volatile("wgmma.wait_group.sync.aligned 0;"
                : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)::"memory");
-  if (lane % 4 == 0) {
-    D[r0] = d0;
-    D[r1] = d2;
-  }
-  // Every column of a row holds the same sum (B is all ones).
-  if (__float_as_uint(d0) != __float_as_uint(d1) ||
-      __float_as_uint(d2) != __float_as_uint(d3))
-    atomicAdd(bad, 1);
+  storeResults(D, bad, r0, r1, d0, d1, d2, d3);
 }
 
 int main(int argc, char **argv) {
