@@ -190,20 +190,23 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
             l = alpha * l + rowSum;
             for (int64_t d = 0; d < Dv; ++d)
               o[d] *= alpha;
+            // The scaled-p route: vd_j / rTile into p before the cast, rTile
+            // (the tile's largest vd) scales the sum.
+            float rTile = 1.0f;
+            if (scaledP) {
+              rTile = 0.0f;
+              for (int64_t j = c0; j < c1; ++j)
+                rTile = std::max(rTile, vd[j]);
+              const float rinv = rTile > 0.0f ? 1.0f / rTile : 0.0f;
+              for (int64_t k = 0; k < n; ++k)
+                pc[k] = castP(x[k] * (vd[a + k] * rinv));
+            }
             if (wp) {
               // The kernel's P V chains run over all BN keys of the tile in
               // steps of 32 (masked keys and keys past the end: P = 0; an
               // all-zero step still cuts its accumulator).
-              float rv = 1.0f;
-              if (scaledP) {
-                rv = 0.0f;
-                for (int64_t j = c0; j < c1; ++j)
-                  rv = std::max(rv, vd[j]);
-              }
-              const float rinv = rv > 0.0f ? 1.0f / rv : 0.0f;
               std::fill(pt.begin(), pt.end(), 0.0f);
-              for (int64_t k = 0; k < n; ++k)
-                pt[a - c0 + k] = scaledP ? castP(x[k] * (vd[a + k] * rinv)) : pc[k];
+              std::copy(pc.begin(), pc.begin() + n, pt.begin() + (a - c0));
               // One chain a tile, or one a page (the page_groups route).
               const int64_t span = opt.vd_page_groups ? P : BN;
               if (BN % span || span % 32)
@@ -221,7 +224,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
                                         cnt ? &v[(c0 + k0) * Dv + d] : &pt[k0], Dv,
                                         kvT, cnt);
                   });
-                const float sv = scaledP ? rv : vd[lo];
+                const float sv = scaledP ? rTile : vd[lo];
                 for (int64_t d = 0; d < Dv; ++d)
                   o[d] = std::fma(u[d], sv, o[d]);
               }
@@ -229,20 +232,15 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
               continue;
             }
             if (scaledP) {
-              // vd_j / r into p before the cast; r scales the sum.
-              float r = 0.0f;
-              for (int64_t j = c0; j < c1; ++j)
-                r = std::max(r, vd[j]);
-              const float rinv = r > 0.0f ? 1.0f / r : 0.0f;
               std::fill(u.begin(), u.end(), 0.0f);
               for (int64_t k = 0; k < n; ++k) {
-                const float pk = castP(x[k] * (vd[a + k] * rinv));
+                const float pk = pc[k];
                 const float *vr = &v[(a + k) * Dv];
                 for (int64_t d = 0; d < Dv; ++d)
                   u[d] += pk * vr[d];
               }
               for (int64_t d = 0; d < Dv; ++d)
-                o[d] = std::fma(u[d], r, o[d]);
+                o[d] = std::fma(u[d], rTile, o[d]);
               m = mNew;
               continue;
             }
