@@ -92,6 +92,9 @@ struct ChipInfo {
   /// The same for an fp8 P V chain (4 on sm_90a: a whole chain at block_n
   /// 128; bench/NOTES.md, 2026-12-05). 0 elsewhere.
   int64_t wgmmaFp8PvPromoteSteps = 0;
+  /// gfx950 (CDNA4): v_permlane32_swap_b32 swaps a register's lanes 32-63
+  /// with another's lanes 0-31 (TargetInfo::combineXor, mask 32).
+  bool permlane32Swap = false;
 
   /// The promote steps of S (pv false) or of P V when fp8 products run on
   /// this chip's warpgroup MMA (the emulating reference's

@@ -162,6 +162,24 @@ public:
     return ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v);
   }
   SmallVector<int64_t> rowReduceXorMasks() const override { return {32}; }
+  Value combineXor(OpBuilder &b, Location loc, Value v, int64_t mask,
+                   function_ref<Value(Value, Value)> combine) const override {
+    if (mask != 32 || !info.permlane32Swap || !v.getType().isIntOrFloat() ||
+        v.getType().getIntOrFloatBitWidth() != 32)
+      return TargetInfo::combineXor(b, loc, v, mask, combine);
+    // Both results hold one half's value in both halves (lanes 0-31 and
+    // lanes 32-63 of v): their combination is every lane's row value.
+    Type i32 = b.getI32Type();
+    Value w = v.getType() == i32 ? v : arith::BitcastOp::create(b, loc, i32, v);
+    auto pairT = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32});
+    Value pair = ROCDL::Permlane32SwapOp::create(b, loc, pairT, w, w,
+                                                 /*fi=*/false, /*boundControl=*/false);
+    auto half = [&](int64_t i) {
+      Value h = LLVM::ExtractValueOp::create(b, loc, pair, i);
+      return v.getType() == i32 ? h : arith::BitcastOp::create(b, loc, v.getType(), h).getResult();
+    };
+    return combine(half(0), half(1));
+  }
   void schedulingFence(OpBuilder &b, Location loc) const override {
     amdgpu::SchedBarrierOp::create(
         b, loc,

@@ -323,7 +323,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
       }
       Value x = xs[0];
       for (int64_t mask : lc.ti.rowReduceXorMasks())
-        x = combine(x, lc.ti.shuffleXor(b, b.getLoc(), x, mask));
+        x = lc.ti.combineXor(b, b.getLoc(), x, mask, combine);
       out.row.push_back(combine(x, accIn.row[s]));
     }
     replace(rw, lc, op, out);

@@ -206,8 +206,9 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
         Value r = vector::ExtractOp::create(b, mx, 0);
         for (int64_t v = 1; v < l.accPerLane(); ++v)
           r = ti.maxF(b, b.getLoc(), r, vector::ExtractOp::create(b, mx, v));
+        auto maxF = [&](Value x, Value y) { return ti.maxF(b, b.getLoc(), x, y); };
         for (int64_t mask : ti.rowReduceXorMasks())
-          r = ti.maxF(b, b.getLoc(), r, ti.shuffleXor(b, b.getLoc(), r, mask));
+          r = ti.combineXor(b, b.getLoc(), r, mask, maxF);
         Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
         Value one = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
         Value pos = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, r, zero);

@@ -18,6 +18,11 @@ Value TargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
       .getShuffleResult();
 }
 
+Value TargetInfo::combineXor(OpBuilder &b, Location loc, Value v, int64_t mask,
+                             function_ref<Value(Value, Value)> combine) const {
+  return combine(v, shuffleXor(b, loc, v, mask));
+}
+
 void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
 
 void TargetInfo::populateLanePatterns(const TypeConverter &, RewritePatternSet &,

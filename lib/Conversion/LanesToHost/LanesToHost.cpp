@@ -312,6 +312,9 @@ std::string unsupported(Operation *op) {
     return isScalarF32OrI32(s.getValue().getType()) ? "" : "a shuffle of a non-32-bit value";
   if (auto r = dyn_cast<ROCDL::ReadfirstlaneOp>(op))
     return isScalarF32OrI32(r.getType()) ? "" : "readfirstlane of a non-32-bit value";
+  if (auto p = dyn_cast<ROCDL::Permlane32SwapOp>(op))
+    return !p.getFi() && !p.getBoundControl() ? ""
+                                              : "permlane32.swap with fi or bound_ctrl";
   if (auto t = dyn_cast<amdgpu::TransposeLoadOp>(op)) {
     auto vt = cast<VectorType>(t.getType());
     auto mt = cast<MemRefType>(t.getSrc().getType());
@@ -549,6 +552,26 @@ void Rewriter::rewriteOp(Operation *op) {
     if (vt.getElementType() != b.getI8Type())
       back = arith::BitcastOp::create(b, vt, back);
     return replace(back);
+  }
+  if (auto p = dyn_cast<ROCDL::Permlane32SwapOp>(op)) {
+    // v_permlane32_swap_b32 old, src: old's lanes 32-63 trade places with
+    // src's lanes 0-31. As two xor-32 shuffles (a lane reads lane ^ 32) and
+    // a select by the lane's half (waves are 64 consecutive x threads).
+    auto xor32 = [&](Value v) {
+      Value r = call(b, lane::kShuffle,
+                     {site(b), i32(b, lane::Xor), v, i32(b, 32), i32(b, 64)}, {i64});
+      return Value(arith::TruncIOp::create(b, i32T, r));
+    };
+    Value oldX = xor32(p.getOld()), srcX = xor32(p.getSrc());
+    Value tid = arith::TruncIOp::create(
+        b, i32T, call(b, lane::kId, {i32(b, lane::ThreadX)}, {i64}));
+    Value hi = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                     arith::AndIOp::create(b, tid, i32(b, 32)), i32(b, 0));
+    Value first = arith::SelectOp::create(b, hi, srcX, p.getOld());
+    Value second = arith::SelectOp::create(b, hi, p.getSrc(), oldX);
+    Value pair = LLVM::UndefOp::create(b, p.getRes().getType());
+    pair = LLVM::InsertValueOp::create(b, pair, first, ArrayRef<int64_t>{0});
+    return replace(LLVM::InsertValueOp::create(b, pair, second, ArrayRef<int64_t>{1}));
   }
   if (auto r = dyn_cast<ROCDL::ReadfirstlaneOp>(op)) {
     Type t = r.getType();

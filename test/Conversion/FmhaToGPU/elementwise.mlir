@@ -6,8 +6,8 @@
 // carrying m, l (row form) and o (accumulator parts) through upstream's
 // structural scf conversion.
 //
-// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,AMD
-// RUN: sed -f %S/Inputs/gfx950.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx950 | FileCheck %s --check-prefixes=CHECK,AMD
+// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,AMD,GFX942
+// RUN: sed -f %S/Inputs/gfx950.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx950 | FileCheck %s --check-prefixes=CHECK,AMD,GFX950
 // RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | FileCheck %s --check-prefixes=CHECK,SM90
 //
 // CHECK-LABEL: gpu.func @softmax
@@ -26,7 +26,12 @@
 // AMD: amdgpu.sched_barrier allow = <mfma_wmma>
 // The row max: atoms, then the lane's registers, then across lanes.
 // AMD: arith.maxnumf
-// AMD: gpu.shuffle  xor %{{.*}}, %c32_i32
+// GFX942: gpu.shuffle  xor %{{.*}}, %c32_i32
+// gfx950: a copy swapped with itself across the halves, the two combined.
+// GFX950: %[[SW:.*]] = rocdl.permlane32.swap %[[W:.*]], %[[W]], false, false
+// GFX950: %[[H0:.*]] = llvm.extractvalue %[[SW]][0]
+// GFX950: %[[H1:.*]] = llvm.extractvalue %[[SW]][1]
+// GFX950: arith.maxnumf %{{.*}}, %{{.*}}
 // SM90: llvm.intr.maxnum
 // SM90: gpu.shuffle  xor %{{.*}}, %c1_i32
 // SM90: gpu.shuffle  xor %{{.*}}, %c2_i32

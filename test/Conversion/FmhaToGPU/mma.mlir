@@ -8,11 +8,11 @@
 // (gfx950: 64, its k step).
 //
 // RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 -o %t.gfx942.mlir
-// RUN: FileCheck %s --check-prefixes=CHECK,AMD < %t.gfx942.mlir
+// RUN: FileCheck %s --check-prefixes=CHECK,AMD,SHUF < %t.gfx942.mlir
 // RUN: sed -f %S/Inputs/gfx950.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx950 -o %t.gfx950.mlir
-// RUN: FileCheck %s --check-prefixes=CHECK,AMD < %t.gfx950.mlir
+// RUN: FileCheck %s --check-prefixes=CHECK,AMD,GFX950 < %t.gfx950.mlir
 // RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 -o %t.sm_90.mlir
-// RUN: FileCheck %s --check-prefixes=CHECK,SM90 < %t.sm_90.mlir
+// RUN: FileCheck %s --check-prefixes=CHECK,SM90,SHUF < %t.sm_90.mlir
 // sm_90a (the warpgroup MMA): mma-wgmma.mlir, the same kernels.
 //
 // MMAs per kernel: QK (block_n / atom n) x (128 / k) and PV (128 / atom n) x
@@ -52,8 +52,10 @@
 // CHECK: gpu.return
 //
 // CHECK-LABEL: gpu.func @scaled_p_route
-// r: the row's largest vd, finished across lanes; 1 / r where r > 0.
-// CHECK: gpu.shuffle xor
+// r: the row's largest vd, finished across lanes (gfx950: by the halves'
+// swap, TargetInfo::combineXor); 1 / r where r > 0.
+// SHUF: gpu.shuffle xor
+// GFX950: rocdl.permlane32.swap
 // CHECK: arith.divf
 // CHECK: arith.mulf
 // AMD: rocdl.cvt.pk.fp8.f32

@@ -335,6 +335,16 @@ public:
   /// the wave, which is what the base class emits.
   virtual Value shuffleXor(OpBuilder &b, Location loc, Value v,
                            int64_t mask) const;
+  /// combine(v, v of lane `lane ^ mask`) for a commutative, associative
+  /// `combine` (a max or a sum of a row reduction): every lane gets the same
+  /// value as from shuffleXor. The base class combines with shuffleXor.
+  /// gfx950, mask 32: `rocdl.permlane32.swap %v, %v` gives one register
+  /// with lanes 0-31 in both halves and one with lanes 32-63 in both halves;
+  /// combining the two needs no lane select (v_mov + v_permlane32_swap_b32
+  /// + the combine, where shuffleXor took 2 v_mov, the swap, v_cmp and
+  /// v_cndmask).
+  virtual Value combineXor(OpBuilder &b, Location loc, Value v, int64_t mask,
+                           function_ref<Value(Value, Value)> combine) const;
   /// A wave-uniform copy of `v` (lane 0's value).
   /// AMDGPU: `rocdl.readfirstlane` (v_readfirstlane_b32, an SGPR).
   /// NVIDIA: `gpu.shuffle idx %v, 0, 32` (shfl.sync.idx.b32).
