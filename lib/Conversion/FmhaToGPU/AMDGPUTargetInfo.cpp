@@ -52,6 +52,12 @@ public:
     f->setAttr("denormal_fp_math_f32", b.getStringAttr("preserve-sign"));
   }
 
+  bool uniformValuesInVectorRegs(Operation *kernel) const override {
+    auto w = kernel ? kernel->getAttrOfType<IntegerAttr>("rocdl.waves_per_eu")
+                    : IntegerAttr();
+    return w && w.getInt() == 1;
+  }
+
   std::optional<MmaAtom> mmaAtom(Type kvElem) const override {
     bool ok = eb == 2 ? isa<BFloat16Type, Float16Type>(kvElem)
               : fnuz  ? isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(kvElem)

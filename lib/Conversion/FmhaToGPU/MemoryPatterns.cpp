@@ -7,7 +7,9 @@
 // - fmha.page_ids: one id per tile pages[start / P] (uniform, made
 //   wave-uniform where K/V use it), or nothing (per-token ids are recomputed
 //   per key where used).
-// - fmha.gather_descale: a scalar, or per column, one load per group of
+// - fmha.gather_descale: from the descale as one flat f32 run at a 32-bit
+//   offset (docs/ABI.md); an id < 0 (a prefetched tile past the sequence,
+//   whose descale is never used) reads row 0. A scalar, or per column, one load per group of
 //   elements whose keys share a page on every lane when tiles are on page
 //   boundaries (the config's page_regime), at lane 0's key when the group
 //   is one page on every lane (wave-uniform loads); a key past the end
@@ -260,19 +262,50 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
                                 ConversionPatternRewriter &rw) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rw);
     Value ds = a.getDescale()[0], head = a.getHead()[0];
-    auto load = [&](Value id) {
+    // The descale as one flat run of f32 from the head's column and a 32-bit
+    // element offset row * stride0 in i32 (the 64-bit index arithmetic of a
+    // 2-d load with dynamic strides took 7 scalar instructions a load on
+    // AMDGPU; the offset form is an SGPR offset of s_load_dword). The offset
+    // is masked to 30 bits, so its byte offset is known to fit 32 bits; the
+    // ABI limits a descale tensor to 2^30 elements (docs/ABI.md).
+    auto md = memref::ExtractStridedMetadataOp::create(b, ds);
+    // The head's column as the flat view's start (loop-invariant: one 64-bit
+    // base a tensor), the rows after it as its length.
+    Value headStart = arith::MulIOp::create(b, head, md.getStrides()[1]);
+    Value extent = arith::MaxUIOp::create(
+        b, arith::MulIOp::create(b, md.getSizes()[0], md.getStrides()[0]),
+        arith::MulIOp::create(b, md.getSizes()[1], md.getStrides()[1]));
+    auto flatT = MemRefType::get(
+        {ShapedType::kDynamic}, b.getF32Type(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}),
+        cast<MemRefType>(ds.getType()).getMemorySpace());
+    Value flat = memref::ReinterpretCastOp::create(
+        b, flatT, ds,
+        OpFoldResult(arith::AddIOp::create(b, md.getOffset(), headStart).getResult()),
+        ArrayRef<OpFoldResult>{arith::SubIOp::create(b, extent, headStart).getResult()},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    Value stride0 = arith::IndexCastOp::create(b, b.getI32Type(), md.getStrides()[0]);
+    // zeroInvalid: 0 for an id < 0. The kernels never read such a value (a
+    // uniform id < 0 is a tile past the sequence, a per-key id is clamped
+    // into it), but the select moves the value to a VGPR on AMDGPU (an i1
+    // select is v_cndmask there).
+    auto load = [&](Value id, bool zeroInvalid) {
       Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id,
                                           laneConstI32(b, 0));
       Value safe = arith::SelectOp::create(b, valid, id, laneConstI32(b, 0));
-      // safe >= 0: zero-extended, so the 64-bit row offset's high word is 0
-      // (the sign extension cost gfx950's loop 5 scalar instructions).
-      Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), safe);
-      Value v = memref::LoadOp::create(b, ds, ValueRange{row, head});
+      Value lin = arith::MulIOp::create(b, safe, stride0);
+      lin = arith::AndIOp::create(b, lin, laneConstI32(b, (1 << 30) - 1));
+      Value v = memref::LoadOp::create(
+          b, flat, ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(), lin)});
+      if (!zeroInvalid)
+        return v;
       Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };
     if (!isa<VectorType>(op.getResult().getType())) {
-      rw.replaceOp(op, load(a.getIds()[0]));
+      // The select keeps the value in a VGPR on AMDGPU where SGPRs are scarce.
+      rw.replaceOp(op, load(a.getIds()[0], lc.ti.uniformValuesInVectorRegs(
+                                               op->getParentOfType<gpu::GPUFuncOp>())));
       return success();
     }
     const LaneLayout &l = lc.layout;
@@ -336,7 +369,7 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
           key = arith::MinSIOp::create(
               b, key, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)));
           Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
-          loaded[rep] = load(pageIdOfKey(b, ids.pages, p, key, always));
+          loaded[rep] = load(pageIdOfKey(b, ids.pages, p, key, always), /*zeroInvalid=*/false);
         }
         e.push_back(loaded[rep]);
       }

@@ -42,8 +42,14 @@
 // CHECK: vector.load %[[K]]
 // Per-key descales: a key past the end clamped to the last key, one load per
 // page group of a lane.
+// The descale as a flat f32 run from the head's column (a 32-bit element
+// offset row * stride0, masked to 30 bits: docs/ABI.md).
+// CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}], strides: [1] : memref<?x1xf32, 1> to memref<?xf32, strided<[1], offset: ?>, 1>
 // CHECK: arith.minsi
-// CHECK: memref.load %{{.*}} : memref<?x1xf32, 1>
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK: %[[LIN:.*]] = arith.andi %[[ROW]], %c1073741823_i32
+// CHECK: %[[IX:.*]] = arith.index_castui %[[LIN]] : i32 to index
+// CHECK: memref.load %[[FLAT]][%[[IX]]] : memref<?xf32, strided<[1], offset: ?>, 1>
 // O: guarded per row slot, one vector store per run of columns.
 // CHECK: scf.if
 // AMD: vector.store %{{.*}} : memref<?x2x128xf32, 1>, vector<4xf32>
@@ -57,9 +63,9 @@
 // Descale loads per lane: AMD 128 keys in 8 pages of 16, a lane's 16 column
 // elements per atom x 4 atoms in 8 page groups; sm_90 64 keys, 4 pages, a
 // lane's 2 x 8 atoms in 4 groups.
-// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-AMD
-// RUN: sed -f %S/Inputs/gfx950.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx950 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-AMD
-// RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | grep -c "memref.load.*memref<?x1xf32, 1>" | FileCheck %s --check-prefix=LOADS-SM90
+// RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | grep -c "memref.load.*memref<?xf32, strided<\[1\], offset: ?>, 1>" | FileCheck %s --check-prefix=LOADS-AMD
+// RUN: sed -f %S/Inputs/gfx950.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx950 | grep -c "memref.load.*memref<?xf32, strided<\[1\], offset: ?>, 1>" | FileCheck %s --check-prefix=LOADS-AMD
+// RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | grep -c "memref.load.*memref<?xf32, strided<\[1\], offset: ?>, 1>" | FileCheck %s --check-prefix=LOADS-SM90
 // No tile op is left (the whole output):
 // RUN: sed -f %S/Inputs/sm_90.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90 | FileCheck %s --check-prefix=NEG
 // RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s --check-prefix=NEG

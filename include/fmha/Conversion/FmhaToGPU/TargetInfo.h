@@ -345,6 +345,13 @@ public:
   /// v_cndmask).
   virtual Value combineXor(OpBuilder &b, Location loc, Value v, int64_t mask,
                            function_ref<Value(Value, Value)> combine) const;
+  /// Whether wave-uniform values the kernel loads and carries (a tile's
+  /// prefetched descales) should live in vector registers: where the kernel
+  /// has vector registers to spare and scalar ones are scarce. AMDGPU: a
+  /// kernel of one wave per SIMD (`rocdl.waves_per_eu` 1: D 256), whose SGPRs
+  /// were at the 106 limit; kept as SGPRs its descales spilled 4 SGPRs
+  /// (gfx942) and 2 (gfx950). Elsewhere false.
+  virtual bool uniformValuesInVectorRegs(Operation *kernel) const { return false; }
   /// A wave-uniform copy of `v` (lane 0's value).
   /// AMDGPU: `rocdl.readfirstlane` (v_readfirstlane_b32, an SGPR).
   /// NVIDIA: `gpu.shuffle idx %v, 0, 32` (shfl.sync.idx.b32).
