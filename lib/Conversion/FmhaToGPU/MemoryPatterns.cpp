@@ -256,6 +256,36 @@ TokenIds tokenIds(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rw,
           laneToI32(b, rw.getRemappedValue(op.getSeqLen()))};
 }
 
+/// Page j of a tile of whole pages: pages[min(start / P + j, (len - 1) / P)]
+/// (the tile starts on a page boundary, so that is the page of key start +
+/// j P, clamped to the sequence's last page). Loaded once and reused where
+/// it dominates (LaneContext::tilePageIds): the K and V gathers' views and
+/// the descale groups of one tile read the same ids (page 64: 2 loads a
+/// tile where each user's own key expression took 6).
+Value tilePageId(ImplicitLocOpBuilder &b, const LaneContext &lc,
+                 const TokenIds &ids, int64_t j) {
+  PageIdsOp op = ids.op;
+  Block *here = b.getInsertionBlock();
+  auto dominates = [&](Block *block) {
+    for (Block *blk = here; blk; blk = blk->getParentOp() ? blk->getParentOp()->getBlock() : nullptr)
+      if (blk == block)
+        return true;
+    return false;
+  };
+  for (const LaneContext::TilePageId &t : lc.tilePageIds)
+    if (t.ids == op.getOperation() && t.page == j && dominates(t.block))
+      return t.id;
+  int64_t p = op.getPageSize();
+  Value slot = arith::AddIOp::create(
+      b, arith::DivUIOp::create(b, ids.start, laneConstI32(b, p)), laneConstI32(b, j));
+  Value last = arith::DivUIOp::create(
+      b, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)), laneConstI32(b, p));
+  slot = arith::MinSIOp::create(b, slot, last);
+  Value id = memref::LoadOp::create(b, ids.pages, ValueRange{laneToIndex(b, slot)});
+  lc.tilePageIds.push_back({op.getOperation(), j, here, id});
+  return id;
+}
+
 struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(GatherDescaleOp op, OneToNOpAdaptor a,
@@ -364,12 +394,19 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
           // same page, since the group's other keys share it.
           std::vector<int64_t> pg = pagesOf(rep);
           bool uniform = aligned && llvm::all_equal(pg);
-          Value col = uniform ? laneConstI32(b, l.columnOf(0, rj, rv)) : lc.colOf(b, rj, rv);
-          Value key = arith::AddIOp::create(b, ids.start, col);
-          key = arith::MinSIOp::create(
-              b, key, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)));
-          Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
-          loaded[rep] = load(pageIdOfKey(b, ids.pages, p, key, always), /*zeroInvalid=*/false);
+          Value id;
+          if (uniform && lc.cfg.getPageRegime() == PageRegime::WholePages) {
+            // The tile's page of that column, shared with the gathers.
+            id = tilePageId(b, lc, ids, l.columnOf(0, rj, rv) / p);
+          } else {
+            Value col = uniform ? laneConstI32(b, l.columnOf(0, rj, rv)) : lc.colOf(b, rj, rv);
+            Value key = arith::AddIOp::create(b, ids.start, col);
+            key = arith::MinSIOp::create(
+                b, key, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)));
+            Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+            id = pageIdOfKey(b, ids.pages, p, key, always);
+          }
+          loaded[rep] = load(id, /*zeroInvalid=*/false);
         }
         e.push_back(loaded[rep]);
       }
@@ -392,9 +429,12 @@ struct KVTileSource {
   /// The tile's bounded view of its rows, or null.
   Value view;
   /// For per-token ids, the bounded view of `waveRows` rows from key
-  /// `first`, which lie in the page of key `idKey` (else null); null when
-  /// the chip has no bounded views.
-  std::function<Value(int64_t waveRows, Value first, Value idKey)> waveView;
+  /// `first`, which lie in the page of key `idKey`, page `page` of the tile
+  /// when that is known at compile time (else null); null when the chip has
+  /// no bounded views.
+  std::function<Value(int64_t waveRows, Value first, Value idKey,
+                      std::optional<int64_t> page)>
+      waveView;
   /// The tile's first key, and the cache's page size (for waveView).
   Value start;
   int64_t pageSize = 0;
@@ -522,11 +562,13 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
       // one id load per page of the tile (page 64: 2 for 4 steps), where
       // the wave's own first key gave a load per step.
       Value idKey = first;
+      std::optional<int64_t> page;
       int64_t waves = active / lc.layout.wave;
-      if (roundOff % src.pageSize + waves * waveRows <= src.pageSize)
-        idKey = arith::AddIOp::create(
-            b, start, laneConstI32(b, roundOff / src.pageSize * src.pageSize));
-      view = src.waveView(waveRows, first, idKey);
+      if (roundOff % src.pageSize + waves * waveRows <= src.pageSize) {
+        page = roundOff / src.pageSize;
+        idKey = arith::AddIOp::create(b, start, laneConstI32(b, *page * src.pageSize));
+      }
+      view = src.waveView(waveRows, first, idKey, page);
       inView = laneRow;
     }
     auto rowAt = [&](int64_t k) {
@@ -769,11 +811,19 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     src.view = rows;
     if (ids && lc.ti.hasBoundedViews() &&
         lc.cfg.getPageRegime() == PageRegime::WholePages)
-      src.waveView = [&, ids](int64_t, Value first, Value idKey) -> Value {
+      src.waveView = [&, ids](int64_t, Value first, Value idKey,
+                              std::optional<int64_t> page) -> Value {
         // idKey <= first is a key of that page: the sequence owns the page
-        // when idKey < len (rows past len read zero through the view).
-        Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idKey, len);
-        Value id = pageIdOfKey(b, ids->pages, pageSize, idKey, valid);
+        // when idKey < len (rows past len read zero through the view, so a
+        // page past the end may take any page of the sequence: the tile's
+        // ids clamp to the last).
+        Value id;
+        if (page) {
+          id = tilePageId(b, lc, *ids, *page);
+        } else {
+          Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idKey, len);
+          id = pageIdOfKey(b, ids->pages, pageSize, idKey, valid);
+        }
         return this->tileRowsView(b, cache, cacheT, nhd, pageSize, id, head, first, len,
                             op.getInBounds());
       };

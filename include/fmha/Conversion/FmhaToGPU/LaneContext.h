@@ -65,6 +65,17 @@ struct LaneContext {
   /// the builder's point by the V gather's; empty otherwise, and at the end
   /// of the conversion.
   mutable std::function<void(ImplicitLocOpBuilder &)> deferredKStores;
+  /// Page `page` of a tile of whole pages (per-token fmha.page_ids `ids`),
+  /// loaded once where first used (MemoryPatterns tilePageId) in `block`;
+  /// the K and V gathers and the descales of later ops in that block or in
+  /// blocks nested in it reuse it.
+  struct TilePageId {
+    Operation *ids;
+    int64_t page;
+    Block *block;
+    Value id;
+  };
+  mutable SmallVector<TilePageId> tilePageIds;
 
   //===--- packing --------------------------------------------------------===//
 
