@@ -12,6 +12,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
+
 namespace mlir {
 namespace fmha {
 #define GEN_PASS_DEF_FMHAPREFETCHPAGEIDS
@@ -77,14 +79,20 @@ SmallVector<Candidate> findCandidates(scf::ForOp loop, bool perToken) {
 
 /// page_ids of the tile starting at `tileIndex * C` and the descales of those
 /// ids, in the order of `cand.descales`.
+/// When `descalesAt` is set, the descales are built there (after the ids,
+/// in the same block).
 SmallVector<Value> loadTile(OpBuilder &b, Location loc, const Candidate &cand,
-                            Value tileIndex) {
+                            Value tileIndex,
+                            std::optional<OpBuilder::InsertPoint> descalesAt = {}) {
   Value c = arith::ConstantIndexOp::create(b, loc, cand.tileSize);
   Value start = arith::MulIOp::create(b, loc, tileIndex, c);
   PageIdsOp ids = cand.ids;
   SmallVector<Value> vals;
   vals.push_back(PageIdsOp::create(b, loc, ids.getIds().getType(), ids.getPages(),
                                    start, ids.getSeqLen(), ids.getPageSizeAttr()));
+  OpBuilder::InsertionGuard g(b);
+  if (descalesAt)
+    b.restoreInsertionPoint(*descalesAt);
   for (GatherDescaleOp ds : cand.descales)
     vals.push_back(GatherDescaleOp::create(b, ds.getLoc(), ds.getResult().getType(),
                                            ds.getDescale(), vals.front(),
@@ -122,15 +130,27 @@ struct FmhaPrefetchPageIdsPass
       llvm::append_range(inits, loadTile(rw, loc, cand, loop.getLowerBound()));
 
     // Next tile's ids at the top of the body, ahead of tile t's gathers and
-    // MMAs, so a target can issue the page-table load early and hide it. The
-    // last iteration prefetches tile hi: its tokens at or past seq_len read
+    // MMAs, so a target can issue the page-table load early and hide it;
+    // the descales they select at the end of the body, so that the id's
+    // load has the whole tile to land (at the top, the descale loads waited
+    // for it at once: a scalar load's latency every tile, issue 15 item 3)
+    // and the descales' own loads the next tile's first MMAs. The last
+    // iteration prefetches tile hi: its tokens at or past seq_len read
     // nothing (-1), the others lie in the sequence's own pages.
     SmallVector<Value> nexts;
     rw.setInsertionPointToStart(loop.getBody());
     Value nextIv = arith::AddIOp::create(rw, loc, loop.getInductionVar(),
                                          loop.getStep());
+    // After the tile's last K/V gather (its loads issued), else at the end.
+    Operation *after = nullptr;
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (isa<GatherKVOp>(op))
+        after = &op;
+    OpBuilder::InsertPoint end(loop.getBody(),
+                               after ? std::next(after->getIterator())
+                                     : loop.getBody()->getTerminator()->getIterator());
     for (const Candidate &cand : cands)
-      llvm::append_range(nexts, loadTile(rw, loc, cand, nextIv));
+      llvm::append_range(nexts, loadTile(rw, loc, cand, nextIv, end));
 
     // replaceWithAdditionalYields moves the body into a new loop (block
     // arguments remapped), so the next-tile ops built above come along. Our

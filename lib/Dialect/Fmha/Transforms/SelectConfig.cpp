@@ -118,7 +118,7 @@ ConfigAttr mlir::fmha::completeConfig(BatchPrefillOp op, ConfigAttr cfg) {
       route = VdRoute::Scalar;
     else if (isHost(cfg))
       route = VdRoute::PerKey;
-    else if (cfg.getKStep() > 0 && pageGroupsFit(op, cfg))
+    else if (cfg.getKStep() > 0 && pageGroupsFit(op, cfg) && !getenv("FMHA_SCALED_P"))
       route = VdRoute::PageGroups;
     else
       route = VdRoute::ScaledP;

@@ -24,15 +24,18 @@
 // CHECK-NEXT: fmha.tile_mma {{.*}} {transpose_rhs}
 // CHECK-NOT: fmha.gather_descale {{.*}} -> vector<128xf32>
 // CHECK: fmha.pipelined
-// The masked loop: gathers, S, then the descales, as before.
+// The masked loop: gathers (then the next tile's prefetched vd of its first
+// page, fmha-prefetch-page-ids), S, then the descales, as before.
 // CHECK: fmha.gather_kv
 // CHECK: fmha.gather_kv
+// CHECK-NEXT: fmha.gather_descale {{.*}} i32 -> f32
 // CHECK-NEXT: fmha.tile_mma {{.*}} {transpose_rhs}
 // CHECK-NEXT: fmha.gather_descale
 // CHECK-NEXT: fmha.gather_descale
 // CHECK: fmha.masked_tiles
 //
 // BEFORE: fmha.staged_kv {{.*}}pending = 0
+// BEFORE-NEXT: fmha.gather_descale {{.*}} i32 -> f32
 // BEFORE-NEXT: fmha.tile_mma {{.*}} {transpose_rhs}
 // BEFORE-NEXT: fmha.stage_kv
 // BEFORE-NEXT: fmha.stage_kv

@@ -21,8 +21,10 @@
 
 // Page 1024 holds whole BlockN = 32 tiles: one uniform i32 id and one scalar
 // kd/vd per tile. The prologue loads tile lo's before the loop; the top of the
-// body loads tile t + 1's; the loop carries id, kd, vd after m, l, o, and the
-// gathers and dequantization of tile t read the carried values.
+// body loads tile t + 1's id, and its descales follow tile t's last gather
+// (so the id's load has the gathers' issue to land); the loop carries id,
+// kd, vd after m, l, o, and the gathers and dequantization of tile t read
+// the carried values.
 // CHECK-LABEL: func @kv_blockscale_page1024_csr
 // CHECK-SAME: %[[KDS:[a-z0-9]+]]: memref<?x2xf32>, %[[VDS:[a-z0-9]+]]: memref<?x2xf32>
 // CHECK: %[[S0:[a-z0-9_]+]] = arith.muli %[[LO:[a-z0-9_]+]], %c32{{[_0-9]*}} : index
@@ -36,14 +38,14 @@
 // CHECK-NEXT: %[[C:[a-z0-9_]+]] = arith.constant 32 : index
 // CHECK-NEXT: %[[SN:[a-z0-9_]+]] = arith.muli %[[TN]], %[[C]] : index
 // CHECK-NEXT: %[[IDN:[a-z0-9_]+]] = fmha.page_ids %[[PAGES]][%[[SN]]] len(%[[SK]]) {page_size = 1024 : i64} : {{.*}} -> i32
-// CHECK-NEXT: %[[KDN:[a-z0-9_]+]] = fmha.gather_descale %[[KDS]][%[[IDN]]] head(%[[G]]) : memref<?x2xf32>, i32 -> f32
-// CHECK-NEXT: %[[VDN:[a-z0-9_]+]] = fmha.gather_descale %[[VDS]][%[[IDN]]] head(%[[G]]) : memref<?x2xf32>, i32 -> f32
 // Nothing below reads the page table for the current tile any more.
 // CHECK-NOT: fmha.page_ids
 // CHECK-NOT: fmha.gather_descale
 // CHECK: %[[T0:[a-z0-9_]+]] = arith.muli %[[T]], %{{.*}} : index
 // CHECK-NEXT: fmha.gather_kv %{{.*}}[%[[ID]]] head(%[[G]]) tile(%[[T0]], %[[SK]]) {{.*}}, i32 -> vector<32x128xf8E4M3FNUZ>
 // CHECK-NEXT: fmha.gather_kv %{{.*}}[%[[ID]]] head(%[[G]]) tile(%[[T0]], %[[SK]]) {{.*}}, i32 -> vector<32x128xf8E4M3FNUZ>
+// CHECK-NEXT: %[[KDN:[a-z0-9_]+]] = fmha.gather_descale %[[KDS]][%[[IDN]]] head(%[[G]]) : memref<?x2xf32>, i32 -> f32
+// CHECK-NEXT: %[[VDN:[a-z0-9_]+]] = fmha.gather_descale %[[VDS]][%[[IDN]]] head(%[[G]]) : memref<?x2xf32>, i32 -> f32
 // CHECK-NOT: fmha.page_ids
 // CHECK-NOT: fmha.gather_descale
 // CHECK: vector.broadcast %[[KD]] : f32 to vector<16x32xf32>
@@ -90,12 +92,12 @@ func.func @kv_blockscale_page1024_csr(
 // CHECK-NEXT: arith.constant 32 : index
 // CHECK-NEXT: %[[SN:[a-z0-9_]+]] = arith.muli %[[TN]], %{{.*}} : index
 // CHECK-NEXT: %[[IDN:[a-z0-9_]+]] = fmha.page_ids %[[PAGES]][%[[SN]]] len(%[[SK]]) {page_size = 16 : i64} : {{.*}} -> vector<32xi32>
-// CHECK-NEXT: %[[KDN:[a-z0-9_]+]] = fmha.gather_descale %[[KDS]][%[[IDN]]] {{.*}} -> vector<32xf32>
-// CHECK-NEXT: %[[VDN:[a-z0-9_]+]] = fmha.gather_descale %[[VDS]][%[[IDN]]] {{.*}} -> vector<32xf32>
 // CHECK-NOT: fmha.page_ids
 // CHECK-NOT: fmha.gather_descale
 // CHECK: fmha.gather_kv %{{.*}}[%[[ID]]] {{.*}}, vector<32xi32> -> vector<32x128xf8E4M3FN>
 // CHECK-NEXT: fmha.gather_kv %{{.*}}[%[[ID]]] {{.*}}, vector<32xi32> -> vector<32x128xf8E4M3FN>
+// CHECK-NEXT: %[[KDN:[a-z0-9_]+]] = fmha.gather_descale %[[KDS]][%[[IDN]]] {{.*}} -> vector<32xf32>
+// CHECK-NEXT: %[[VDN:[a-z0-9_]+]] = fmha.gather_descale %[[VDS]][%[[IDN]]] {{.*}} -> vector<32xf32>
 // CHECK-NOT: fmha.page_ids
 // CHECK-NOT: fmha.gather_descale
 // CHECK: vector.broadcast %[[KD]] : vector<32xf32> to vector<16x32xf32>

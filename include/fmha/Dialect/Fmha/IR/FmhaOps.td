@@ -263,9 +263,11 @@ def Fmha_StagedKVOp : Fmha_Op<"staged_kv", [MemoryEffects<[MemRead]>]> {
 def Fmha_GatherDescaleOp : Fmha_Op<"gather_descale", [MemoryEffects<[MemRead]>]> {
   let summary = "the per-(page, KV head) descales of the tokens of one tile";
   let description = [{
-    Element j is `descale[ids[j], head]`, and 0 where ids[j] is -1 (a token
-    past the sequence's end; never read). With a uniform i32 id the result is
-    one f32.
+    Element j is `descale[ids[j], head]`; where ids[j] is -1 (a token past
+    the sequence's end, or the tile after the last one) it is unspecified and
+    must not be used: the host lowering gives 0, the GPU lowering row 0's
+    descale without a select (docs/ABI.md). With a uniform i32 id the result
+    is one f32.
   }];
   let arguments = (ins AnyMemRef:$descale,
                        AnyTypeOf<[I32, VectorOfRankAndType<[1], [I32]>]>:$ids,

@@ -216,7 +216,10 @@ def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
     the `fmha.page_ids` of the current tile (tile_start = iv * BlockN) and the
     `fmha.gather_descale` ops that read those ids (kd/vd of kv_blockscale) are
     moved one iteration ahead: a prologue before the loop loads tile lo's, the
-    top of the body loads tile iv + 1's, and the loop carries them in
+    top of the body loads tile iv + 1's ids and, after the body's last
+    `fmha.gather_kv` (at the end when there is none), the descales of those
+    ids, so that the id's load lands while tile t's loads are issued (a
+    descale load right after it waited for it at once), and the loop carries them in
     iter_args appended after m, l, o. The gathers and MMAs of tile t then use
     the carried values, so the page-table load of tile t+1 overlaps tile t's
     work (docs/SPEC.md section 5). A uniform (i32) id stays one id per tile;
@@ -225,7 +228,7 @@ def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
 
     No page-table entry past the sequence's last page is read: `page_ids`
     gives -1 and reads nothing for tokens at or past seq_len (the tile after
-    the last one included), and `gather_descale` reads nothing for id -1.
+    the last one included), and the descales of id -1 are never used.
     Loops without the marker are left alone; running the pass again changes
     nothing (no page_ids is computed from the induction variable any more).
 
@@ -250,9 +253,9 @@ def FmhaPrefetchPageIds : Pass<"fmha-prefetch-page-ids"> {
       %tn = arith.addi %t, %c1 : index
       %sn = arith.muli %tn, %c32 : index
       %idn = fmha.page_ids %pages[%sn] len(%sk) {page_size = 1024 : i64} : ... -> i32
-      %kdn = fmha.gather_descale %kds[%idn] head(%g) : ..., i32 -> f32
       %t0 = arith.muli %t, %c32 : index
       %k = fmha.gather_kv %kc[%id] head(%g) tile(%t0, %sk) ...
+      %kdn = fmha.gather_descale %kds[%idn] head(%g) : ..., i32 -> f32
       ...
       scf.yield %m2, %l2, %o2, %idn, %kdn
     } {fmha.kv_loop}
