@@ -166,6 +166,10 @@ def check_once(checked, request, operands, tensors, bufs, device):
     return bufs
 
 
+# A descale view's element offsets on a GPU (MemoryPatterns' 30-bit mask).
+DESCALE_MAX_ELEMENTS = 1 << 30
+
+
 def check_buffers(request, bufs, device):
     """check()'s rules on buffers already read (describe_all)."""
     indices = {b.index for b in bufs.values()}
@@ -189,6 +193,14 @@ def check_buffers(request, bufs, device):
             if rule:
                 raise ValueError(f"{n}: {rule}")
             continue
+        if strided and device != "cpu":
+            # The GPU kernels address a descale view's elements with 32-bit
+            # offsets kept to 30 bits (docs/ABI.md).
+            span = sum((d - 1) * abs(st) for d, st in zip(b.shape, b.strides) if d > 0) + 1
+            if span > DESCALE_MAX_ELEMENTS:
+                raise ValueError(f"{n}: spans {span} elements; a GPU kernel addresses a "
+                                 f"descale view with 30-bit element offsets (at most "
+                                 f"{DESCALE_MAX_ELEMENTS}, docs/ABI.md)")
         if not strided and not is_dense(b.shape, b.strides):
             raise ValueError(f"{n}: must be dense row-major (shape {list(b.shape)}, "
                              f"strides {list(b.strides)})")

@@ -225,6 +225,23 @@ class LaunchAbiTest(unittest.TestCase):
                 _abi.check_buffers(req, {name: good}, "cuda")
             self.assertNotIn("multiple of 16", str(later.exception))
 
+    def test_gpu_descale_views_fit_30_bit_offsets(self):
+        # kv_blockscale descales are read at 30-bit element offsets on a GPU
+        # (docs/ABI.md): a view spanning 2^30 elements or more is refused,
+        # naming the operand; one element less passes that rule.
+        from fmha_mlir import _abi
+        req = dict(REQ, quant="kv_blockscale")
+        hkv = 2
+        pages = (1 << 30) // (2 * hkv) + 1  # interleaved: stride 2 Hkv, 2
+        bad = _abi.Buffer(0x10000, (pages, hkv), (2 * hkv, 2), 4, "float32", "cuda", 0, 0)
+        with self.assertRaisesRegex(ValueError, r"k_descale: spans \d+ elements; a GPU "
+                                    r"kernel addresses a descale view with 30-bit"):
+            _abi.check_buffers(req, {"k_descale": bad}, "cuda")
+        fits = bad._replace(shape=((1 << 30) // (2 * hkv), hkv))
+        with self.assertRaises(Exception) as later:
+            _abi.check_buffers(req, {"k_descale": fits}, "cuda")
+        self.assertNotIn("30-bit", str(later.exception))
+
 
 if __name__ == "__main__":
     unittest.main()
