@@ -14,7 +14,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -96,6 +98,25 @@ struct BroadcastPattern : LanePattern<vector::BroadcastOp> {
     return success();
   }
 };
+
+/// A lane part of S' = S * kd with kd per key as the gathered descales give
+/// it: `arith.mulf %x, %k` with %k a `vector.from_elements` of loaded f32
+/// scalars (one scalar a page group, wave-uniform on tiles of whole pages).
+/// Returns x and the scalars, or nothing.
+std::optional<std::pair<Value, SmallVector<Value>>> descaledPart(Value part) {
+  auto mul = part.getDefiningOp<arith::MulFOp>();
+  if (!mul || !isa<VectorType>(part.getType()))
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    auto k = mul->getOperand(1 - side).getDefiningOp<vector::FromElementsOp>();
+    if (!k || !llvm::all_of(k.getElements(), [](Value e) {
+          return e.getDefiningOp<memref::LoadOp>() != nullptr;
+        }))
+      continue;
+    return std::make_pair(mul->getOperand(side), SmallVector<Value>(k.getElements()));
+  }
+  return std::nullopt;
+}
 
 /// Every arith elementwise op with a lane form.
 struct ElementwisePattern : public ConversionPattern {
@@ -201,9 +222,25 @@ struct ElementwisePattern : public ConversionPattern {
         LaneValues c = in(0);
         SmallVector<Value> tv = lc.accParts(b, sel.getTrueValue(), in(1)),
                            fv = lc.accParts(b, sel.getFalseValue(), in(2));
+        // select(m, S * kd, -inf) as select(m, S, -inf) * kd (kd > 0), so
+        // that a masked tile keeps the form the row max and the exp2
+        // argument take apart (descaledPart) and rounds as a full tile does.
+        APFloat fill(0.0f);
+        bool keepDescaled = matchPattern(sel.getFalseValue(), m_ConstantFloat(&fill)) &&
+                            fill.isInfinity() && fill.isNegative();
         for (size_t j = 0; j < tv.size(); ++j) {
           Value m = lc.maskOfAtom(b, c, j);
-          out.parts.push_back(arith::SelectOp::create(b, m, tv[j], fv[j]));
+          std::optional<std::pair<Value, SmallVector<Value>>> d;
+          if (keepDescaled)
+            d = descaledPart(tv[j]);
+          if (d) {
+            Value k = tv[j].getDefiningOp<arith::MulFOp>()->getOperand(
+                tv[j].getDefiningOp<arith::MulFOp>().getLhs() == d->first ? 1 : 0);
+            Value x = arith::SelectOp::create(b, m, d->first, fv[j]);
+            out.parts.push_back(arith::MulFOp::create(b, x, k));
+          } else {
+            out.parts.push_back(arith::SelectOp::create(b, m, tv[j], fv[j]));
+          }
           lc.ti.schedulingFence(b, b.getLoc());
         }
         replace(rw, lc, op, out);
@@ -218,6 +255,36 @@ struct ElementwisePattern : public ConversionPattern {
         }
         parts.push_back(lc.accParts(b, op->getOperand(i), in(i)));
         atoms = parts.back().size();
+      }
+      // (S * kd) * c with kd a per-key descale (descaledPart) and c a
+      // scalar: S * (kd * c), one multiply a distinct descale, so S * kd is
+      // left to the row max, which takes it apart too (ReductionPattern):
+      // at page 64 the 32 v_pk_mul_f32 of S * kd go.
+      if (isa<arith::MulFOp>(op) && op->getNumOperands() == 2) {
+        int si = !parts[0].empty() && descaledPart(parts[0].front()) ? 0 : 1;
+        Value other = op->getOperand(1 - si);
+        bool scalar = !isVector2D(other) || LaneForms::isSplat(other);
+        if (scalar && !parts[si].empty() &&
+            llvm::all_of(parts[si], [](Value p) { return descaledPart(p).has_value(); })) {
+          Value c = isVector2D(other) ? lc.splatScalar(b, other, remap) : operands[1 - si][0];
+          DenseMap<Value, Value> scaled;
+          for (Value p : parts[si]) {
+            auto [x, ks] = *descaledPart(p);
+            SmallVector<Value> kc;
+            for (Value k : ks) {
+              Value &v = scaled[k];
+              if (!v)
+                v = arith::MulFOp::create(b, k, c);
+              kc.push_back(v);
+            }
+            Value kcv = vector::FromElementsOp::create(b, cast<VectorType>(x.getType()), kc);
+            out.parts.push_back(build(si == 0 ? SmallVector<Value>{x, kcv}
+                                              : SmallVector<Value>{kcv, x},
+                                      acc));
+          }
+          replace(rw, lc, op, out);
+          return success();
+        }
       }
       for (int64_t j = 0; j < atoms; ++j) {
         SmallVector<Value> ops;
@@ -262,6 +329,26 @@ struct ElementwisePattern : public ConversionPattern {
   }
 };
 
+/// One value from `xs` by `combine`, `arity` values a node (3 for a max:
+/// max(max(a, b), c) is v_max3_f32 on AMDGPU).
+Value reduceTree(SmallVector<Value> xs, function_ref<Value(Value, Value)> combine,
+                 size_t arity) {
+  while (xs.size() > 1) {
+    SmallVector<Value> next;
+    size_t i = 0;
+    for (; i + arity <= xs.size(); i += arity) {
+      Value x = combine(xs[i], xs[i + 1]);
+      next.push_back(arity == 3 ? combine(x, xs[i + 2]) : x);
+    }
+    if (xs.size() - i == 2)
+      next.push_back(combine(xs[i], xs[i + 1]));
+    else if (xs.size() - i == 1)
+      next.push_back(xs[i]);
+    xs = std::move(next);
+  }
+  return xs[0];
+}
+
 struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp op, OneToNOpAdaptor a,
@@ -284,13 +371,36 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
     // where reducing the atoms as vectors first took 44; a sum adds pairs of
     // lanes' registers as 2-vectors (v_pk_add_f32 where the chip has it).
     bool isMax = op.getKind() != vector::CombiningKind::ADD;
+    // The max of S' = S * kd with kd per key (descaledPart): descales are
+    // > 0 and rounding is monotonic, so the max of a group of registers
+    // with one descale k is k * (the max of their S), exactly: a product a
+    // group instead of one a register.
+    bool grouped = isMax && !src.parts.empty() &&
+                   llvm::all_of(src.parts, [](Value p) { return descaledPart(p).has_value(); });
     LaneValues out;
     for (int64_t s = 0; s < lc.layout.slots(); ++s) {
       SmallVector<Value> xs;
-      for (Value part : src.parts)
-        for (int64_t r = 0; r < lc.layout.accPerLane(); ++r)
-          if (lc.layout.slotOfReg[r] == s)
+      SmallVector<Value> keys;                       // distinct descales, in order
+      DenseMap<Value, SmallVector<Value>> byKey;     // descale -> its S values
+      for (Value part : src.parts) {
+        std::optional<std::pair<Value, SmallVector<Value>>> d;
+        if (grouped)
+          d = descaledPart(part);
+        for (int64_t r = 0; r < lc.layout.accPerLane(); ++r) {
+          if (lc.layout.slotOfReg[r] != s)
+            continue;
+          if (!d) {
             xs.push_back(vector::ExtractOp::create(b, part, r));
+            continue;
+          }
+          Value k = d->second[r];
+          if (!byKey.count(k))
+            keys.push_back(k);
+          byKey[k].push_back(vector::ExtractOp::create(b, d->first, r));
+        }
+      }
+      for (Value k : keys)
+        xs.push_back(arith::MulFOp::create(b, k, reduceTree(byKey[k], combine, 3)));
       if (!isMax && xs.size() % 2 == 0 && xs.size() > 2) {
         auto v2 = VectorType::get({2}, xs[0].getType());
         SmallVector<Value> pairs;
@@ -307,21 +417,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
         xs = {vector::ExtractOp::create(b, pairs[0], 0),
               vector::ExtractOp::create(b, pairs[0], 1)};
       }
-      size_t arity = isMax ? 3 : 2;
-      while (xs.size() > 1) {
-        SmallVector<Value> next;
-        size_t i = 0;
-        for (; i + arity <= xs.size(); i += arity) {
-          Value x = combine(xs[i], xs[i + 1]);
-          next.push_back(arity == 3 ? combine(x, xs[i + 2]) : x);
-        }
-        if (xs.size() - i == 2)
-          next.push_back(combine(xs[i], xs[i + 1]));
-        else if (xs.size() - i == 1)
-          next.push_back(xs[i]);
-        xs = std::move(next);
-      }
-      Value x = xs[0];
+      Value x = reduceTree(xs, combine, isMax ? 3 : 2);
       for (int64_t mask : lc.ti.rowReduceXorMasks())
         x = lc.ti.combineXor(b, b.getLoc(), x, mask, combine);
       out.row.push_back(combine(x, accIn.row[s]));
