@@ -428,10 +428,10 @@ struct KVTileSource {
   std::function<void(Value r, Value c16, Value at)> copy;
   /// The tile's bounded view of its rows, or null.
   Value view;
-  /// For per-token ids, the bounded view of `waveRows` rows from key
-  /// `first`, which lie in the page of key `idKey`, page `page` of the tile
-  /// when that is known at compile time (else null); null when the chip has
-  /// no bounded views.
+  /// For per-token ids, the bounded view of the rows from key `first` to
+  /// the end of its page (the page of key `idKey`; page `page` of the tile
+  /// when that is known at compile time, else null), of which a wave reads
+  /// `waveRows`; null when the chip has no bounded views.
   std::function<Value(int64_t waveRows, Value first, Value idKey,
                       std::optional<int64_t> page)>
       waveView;
@@ -532,7 +532,24 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
                         ? Value(arith::RemUIOp::create(
                               b, lc.waveV, laneConstI32(b, active / lc.layout.wave)))
                         : lc.waveV;
-  for (int64_t i = 0; i < groups / active; ++i) {
+  // The steps whose rows of every wave lie in one page (the tile starts on a
+  // page boundary: whole pages) read through the view of that whole page,
+  // at the wave's row in it, built at the page's first step: the steps of
+  // one page share one view (on AMDGPU one buffer resource a page, where a
+  // view from each step's first key built one a step). (Building every
+  // page's view before the first load, so that the id reads are in flight
+  // together, changed nothing: LLVM's scheduler puts each id's wait back
+  // before the next id's read.)
+  int64_t steps = groups / active;
+  auto roundOffOf = [&](int64_t i) { return i * (active / perRow) * keysPer; };
+  auto pageOf = [&](int64_t i) -> std::optional<int64_t> {
+    int64_t off = roundOffOf(i), waves = active / lc.layout.wave;
+    if (off % src.pageSize + waves * waveRows <= src.pageSize)
+      return off / src.pageSize;
+    return std::nullopt;
+  };
+  llvm::SmallDenseMap<int64_t, Value> pageViews;
+  for (int64_t i = 0; i < steps; ++i) {
     Value g = arith::AddIOp::create(b, tid, laneConstI32(b, i * active));
     // Share g: word q of chunk c (by key group: q = g % words, else
     // q = g / chunks per row); r0 is the word's base key.
@@ -550,26 +567,28 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
     // The view this step reads through, and the lane's row in it.
     Value view = rows, inView = r0;
     if (waveUniform) {
-      int64_t roundOff = i * (active / perRow) * keysPer;
-      Value first = arith::AddIOp::create(
-          b, start,
-          arith::AddIOp::create(
-              b, laneConstI32(b, roundOff),
-              arith::MulIOp::create(b, waveOfTid, laneConstI32(b, waveRows))));
-      // The tile starts on a page boundary (whole pages). When this step's
-      // rows of every wave lie in one page, its id is read at that page's
-      // first key, the same for all waves and for every step in the page:
-      // one id load per page of the tile (page 64: 2 for 4 steps), where
-      // the wave's own first key gave a load per step.
-      Value idKey = first;
-      std::optional<int64_t> page;
-      int64_t waves = active / lc.layout.wave;
-      if (roundOff % src.pageSize + waves * waveRows <= src.pageSize) {
-        page = roundOff / src.pageSize;
-        idKey = arith::AddIOp::create(b, start, laneConstI32(b, *page * src.pageSize));
+      int64_t roundOff = roundOffOf(i);
+      // The wave's first row of this step, from the tile's start.
+      Value waveOff = arith::AddIOp::create(
+          b, laneConstI32(b, roundOff),
+          arith::MulIOp::create(b, waveOfTid, laneConstI32(b, waveRows)));
+      if (std::optional<int64_t> page = pageOf(i)) {
+        Value &pv = pageViews[*page];
+        if (!pv) {
+          Value pageKey =
+              arith::AddIOp::create(b, start, laneConstI32(b, *page * src.pageSize));
+          pv = src.waveView(waveRows, pageKey, pageKey, page);
+        }
+        view = pv;
+        inView = arith::AddIOp::create(
+            b, laneRow,
+            arith::SubIOp::create(b, waveOff, laneConstI32(b, *page * src.pageSize)));
+      } else {
+        // Else from the wave's own first key (its page id read there).
+        Value first = arith::AddIOp::create(b, start, waveOff);
+        view = src.waveView(waveRows, first, first, std::nullopt);
+        inView = laneRow;
       }
-      view = src.waveView(waveRows, first, idKey, page);
-      inView = laneRow;
     }
     auto rowAt = [&](int64_t k) {
       return k ? Value(arith::AddIOp::create(b, inView, laneConstI32(b, k))) : inView;
