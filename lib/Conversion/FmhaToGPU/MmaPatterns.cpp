@@ -115,39 +115,50 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
     Value ldsBase = ti.warpgroupMma() ? lc.ldsAddress(b, lds) : Value();
     // acc null: a chain from zero. aOf: the RS operand of step c, or null
     // for the staged Q tile (SS).
+    // One chain of steps [c0, c1) from acc (null: from zero). aOf: the RS
+    // operand of step c, or null for the staged Q tile (SS).
     auto wgPiece = [&](Value acc, int64_t c0, int64_t c1,
                        function_ref<Value(int64_t)> aOf) {
-      TargetInfo::WarpgroupOperandA a;
-      SmallVector<int64_t> offsets;
+      TargetInfo::WarpgroupChain ch;
+      ch.acc = acc;
       const ValueForm *q = nullptr;
       if (!aOf) {
         q = &lc.forms.get(op.getLhs());
-        a.ldsBase = lc.ldsAddress(b, lhs.lds);
-        a.rowBytes = q->ldsCols;
+        ch.a.ldsBase = lc.ldsAddress(b, lhs.lds);
+        ch.a.rowBytes = q->ldsCols;
       }
       for (int64_t c = c0; c < c1; ++c) {
         if (aOf)
-          a.regs.push_back(aOf(c));
+          ch.a.regs.push_back(aOf(c));
         else
-          a.offsets.push_back(lc.ldsTileOffset(*q, 0, c * l.atom.k));
-        offsets.push_back(lc.ldsTileOffset(kv, 0, c * l.atom.k));
+          ch.a.offsets.push_back(lc.ldsTileOffset(*q, 0, c * l.atom.k));
+        ch.offsets.push_back(lc.ldsTileOffset(kv, 0, c * l.atom.k));
       }
-      Type aElem = cast<VectorType>(op.getLhs().getType()).getElementType();
-      return ti.warpgroupMmaChain(b, b.getLoc(), a, aElem, kvElem, ldsBase,
-                                  offsets, kv.ldsRows, kv.ldsCols, acc);
+      return ch;
     };
     // Pieces of warpgroupMmaPromoteSteps steps (an fp8 P V chain:
     // warpgroupMmaPvPromoteSteps), each from zero but the first, summed in
-    // f32 registers.
+    // f32 registers. Two pieces are in flight together (one wait for both:
+    // the tensor core runs the second while the first drains); their
+    // accumulators are the registers a piece and the running sum took
+    // before, so no more are live.
     int64_t promote = !op.getTransposeRhs() && l.atom.elemBytes == 1
                           ? ti.warpgroupMmaPvPromoteSteps()
                           : ti.warpgroupMmaPromoteSteps();
+    constexpr int64_t kPiecesInFlight = 2;
+    Type aElem = cast<VectorType>(op.getLhs().getType()).getElementType();
     auto wgChain = [&](Value acc, int64_t c0, int64_t c1,
                        function_ref<Value(int64_t)> aOf) {
       Value sum;
-      for (int64_t p0 = c0; p0 < c1; p0 += promote) {
-        Value piece = wgPiece(sum ? Value() : acc, p0, std::min(c1, p0 + promote), aOf);
-        sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
+      for (int64_t p0 = c0; p0 < c1; p0 += kPiecesInFlight * promote) {
+        SmallVector<TargetInfo::WarpgroupChain> batch;
+        for (int64_t q0 = p0; q0 < std::min(c1, p0 + kPiecesInFlight * promote);
+             q0 += promote)
+          batch.push_back(wgPiece(sum || !batch.empty() ? Value() : acc, q0,
+                                  std::min(c1, q0 + promote), aOf));
+        for (Value piece : ti.warpgroupMmaChains(b, b.getLoc(), batch, aElem, kvElem,
+                                                 ldsBase, kv.ldsRows, kv.ldsCols))
+          sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
       }
       return sum;
     };

@@ -95,85 +95,103 @@ public:
           NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     barrier(b, loc);
   }
-  Value warpgroupMmaChain(OpBuilder &b, Location loc,
-                          const WarpgroupOperandA &a, Type aElem, Type bElem,
-                          Value ldsBase, ArrayRef<int64_t> offsets, int64_t n,
-                          int64_t rowBytes, Value acc) const override {
+  SmallVector<Value> warpgroupMmaChains(OpBuilder &b, Location loc,
+                                        ArrayRef<WarpgroupChain> chains, Type aElem,
+                                        Type bElem, Value ldsBase, int64_t n,
+                                        int64_t rowBytes) const override {
     Type f32 = b.getF32Type();
-    int64_t nAcc = n / 2, steps = offsets.size();
-    bool rs = !a.regs.empty();
-    // Every register a step reads, A's words (RS) and the accumulators,
-    // passes through the fence (tied in and out): PTX requires all writes to
-    // them before wgmma.fence, and LLVM would otherwise schedule their
-    // producers (P's packing, the rescaling of an accumulator) after it.
+    int64_t nAcc = n / 2;
+    // Every register a step reads, A's words (RS) and the accumulators, of
+    // every chain passes through the fence (tied in and out): PTX requires
+    // all writes to them before wgmma.fence, and LLVM would otherwise
+    // schedule their producers (P's packing, the rescaling of an
+    // accumulator) after it. vals: per chain its A words, then its
+    // accumulators.
     SmallVector<Value> vals;
-    for (Value av : a.regs) {
-      Value words = asWords(b, loc, av, 4);
-      for (int64_t i = 0; i < 4; ++i)
-        vals.push_back(vector::ExtractOp::create(b, loc, words, i));
+    SmallVector<int64_t> firstA, firstAcc;
+    for (const WarpgroupChain &ch : chains) {
+      firstA.push_back(vals.size());
+      for (Value av : ch.a.regs) {
+        Value words = asWords(b, loc, av, 4);
+        for (int64_t i = 0; i < 4; ++i)
+          vals.push_back(vector::ExtractOp::create(b, loc, words, i));
+      }
+      firstAcc.push_back(vals.size());
+      if (ch.acc)
+        for (int64_t i = 0; i < nAcc; ++i)
+          vals.push_back(vector::ExtractOp::create(b, loc, ch.acc, i));
     }
-    if (acc)
-      for (int64_t i = 0; i < nAcc; ++i)
-        vals.push_back(vector::ExtractOp::create(b, loc, acc, i));
     vals = tiedAsm(b, loc, "wgmma.fence.sync.aligned;", vals);
-    int64_t aWords = rs ? 4 * steps : 0;
-    SmallVector<Value> cur(vals.begin() + aWords, vals.end());
     std::string types = "f32." + typeName(aElem) + "." + typeName(bElem);
     // 16-bit: k16 and the transpose immediates (0: both K-major); fp8 has
     // none (K-major only).
     std::string shapeK = "k" + std::to_string(atom.k / eb);
-    std::string trans = eb == 2 ? (rs ? ", 0" : ", 0, 0") : "";
-    for (int64_t c = 0; c < steps; ++c) {
-      // Operands: the accumulators (tied; none for the first step of a
-      // chain from zero: scale-d = 0 ignores them), A (4 words or a
-      // descriptor), B's descriptor. Inputs are numbered after the outputs.
-      bool tied = !cur.empty();
-      SmallVector<Value> ins(cur);
-      if (rs)
-        ins.append(vals.begin() + 4 * c, vals.begin() + 4 * c + 4);
-      else
-        ins.push_back(descriptor(b, loc, a.ldsBase, a.offsets[c], a.rowBytes));
-      ins.push_back(descriptor(b, loc, ldsBase, offsets[c], rowBytes));
-      int64_t in0 = tied ? 2 * nAcc : nAcc;
-      std::string text = std::string("{\n.reg .pred p;\nsetp.ne.b32 p, ") +
-                         (tied ? "1" : "0") +
-                         ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                         std::to_string(n) + shapeK + "." + types + " {";
-      std::string cons;
-      for (int64_t i = 0; i < nAcc; ++i) {
-        text += (i ? ", $" : "$") + std::to_string(i);
-        cons += (i ? ",=f" : "=f");
-      }
-      if (tied)
+    SmallVector<Value> all; // every chain's accumulators after its last step
+    for (auto [ci, ch] : llvm::enumerate(chains)) {
+      const WarpgroupOperandA &a = ch.a;
+      bool rs = !a.regs.empty();
+      std::string trans = eb == 2 ? (rs ? ", 0" : ", 0, 0") : "";
+      SmallVector<Value> cur(vals.begin() + firstAcc[ci],
+                             vals.begin() + firstAcc[ci] + (ch.acc ? nAcc : 0));
+      Value *aWords = vals.begin() + firstA[ci];
+      for (int64_t c = 0, steps = ch.offsets.size(); c < steps; ++c) {
+        // Operands: the accumulators (tied; none for the first step of a
+        // chain from zero: scale-d = 0 ignores them), A (4 words or a
+        // descriptor), B's descriptor. Inputs are numbered after the
+        // outputs.
+        bool tied = !cur.empty();
+        SmallVector<Value> ins(cur);
+        if (rs)
+          ins.append(aWords + 4 * c, aWords + 4 * c + 4);
+        else
+          ins.push_back(descriptor(b, loc, a.ldsBase, a.offsets[c], a.rowBytes));
+        ins.push_back(descriptor(b, loc, ldsBase, ch.offsets[c], rowBytes));
+        int64_t in0 = tied ? 2 * nAcc : nAcc;
+        std::string text = std::string("{\n.reg .pred p;\nsetp.ne.b32 p, ") +
+                           (tied ? "1" : "0") +
+                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                           std::to_string(n) + shapeK + "." + types + " {";
+        std::string cons;
+        for (int64_t i = 0; i < nAcc; ++i) {
+          text += (i ? ", $" : "$") + std::to_string(i);
+          cons += (i ? ",=f" : "=f");
+        }
+        if (tied)
+          for (int64_t i = 0; i < nAcc; ++i)
+            cons += "," + std::to_string(i);
+        text += "}, ";
+        if (rs) {
+          text += "{";
+          for (int64_t i = 0; i < 4; ++i)
+            text += (i ? ", $" : "$") + std::to_string(in0 + i);
+          text += "}, $" + std::to_string(in0 + 4);
+          cons += ",r,r,r,r,l";
+        } else {
+          text += "$" + std::to_string(in0) + ", $" + std::to_string(in0 + 1);
+          cons += ",l,l";
+        }
+        text += ", p, 1, 1" + trans + ";\n}";
+        auto resT = LLVM::LLVMStructType::getLiteral(
+            b.getContext(), SmallVector<Type>(nAcc, f32));
+        Value st = inlineAsm(b, loc, resT, ins, text, cons, /*sideEffects=*/true)
+                       .getResult(0);
+        cur.clear();
         for (int64_t i = 0; i < nAcc; ++i)
-          cons += "," + std::to_string(i);
-      text += "}, ";
-      if (rs) {
-        text += "{";
-        for (int64_t i = 0; i < 4; ++i)
-          text += (i ? ", $" : "$") + std::to_string(in0 + i);
-        text += "}, $" + std::to_string(in0 + 4);
-        cons += ",r,r,r,r,l";
-      } else {
-        text += "$" + std::to_string(in0) + ", $" + std::to_string(in0 + 1);
-        cons += ",l,l";
+          cur.push_back(LLVM::ExtractValueOp::create(b, loc, st, i));
       }
-      text += ", p, 1, 1" + trans + ";\n}";
-      auto resT = LLVM::LLVMStructType::getLiteral(
-          b.getContext(), SmallVector<Type>(nAcc, f32));
-      Value st = inlineAsm(b, loc, resT, ins, text, cons, /*sideEffects=*/true)
-                     .getResult(0);
-      cur.clear();
-      for (int64_t i = 0; i < nAcc; ++i)
-        cur.push_back(LLVM::ExtractValueOp::create(b, loc, st, i));
+      all.append(cur);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // The wait with the accumulators tied in and out: LLVM's
     // llvm.nvvm.wgmma.wait_group has no data operands, so a use of an
     // accumulator could otherwise move above it (HOPPER_NOTES.md 2.3).
-    cur = tiedAsm(b, loc, "wgmma.wait_group.sync.aligned 0;", cur);
-    return vector::FromElementsOp::create(
-        b, loc, VectorType::get({nAcc}, f32), cur);
+    all = tiedAsm(b, loc, "wgmma.wait_group.sync.aligned 0;", all);
+    SmallVector<Value> out;
+    for (size_t ci = 0; ci < chains.size(); ++ci)
+      out.push_back(vector::FromElementsOp::create(
+          b, loc, VectorType::get({nAcc}, f32),
+          ArrayRef<Value>(all).slice(ci * nAcc, nAcc)));
+    return out;
   }
 
   void setKernelAttrs(gpu::GPUFuncOp f, int64_t threads,

@@ -28,12 +28,21 @@ void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
 void TargetInfo::populateLanePatterns(const TypeConverter &, RewritePatternSet &,
                                       const LaneContext &, unsigned) const {}
 
-Value TargetInfo::warpgroupMmaChain(OpBuilder &, Location,
-                                    const WarpgroupOperandA &, Type, Type,
-                                    Value, ArrayRef<int64_t>, int64_t, int64_t,
-                                    Value) const {
+Value TargetInfo::warpgroupMmaChain(OpBuilder &b, Location loc,
+                                    const WarpgroupOperandA &a, Type aElem,
+                                    Type bElem, Value ldsBase,
+                                    ArrayRef<int64_t> offsets, int64_t n,
+                                    int64_t rowBytes, Value acc) const {
+  WarpgroupChain c{a, SmallVector<int64_t>(offsets), acc};
+  return warpgroupMmaChains(b, loc, {c}, aElem, bElem, ldsBase, n, rowBytes)[0];
+}
+
+SmallVector<Value> TargetInfo::warpgroupMmaChains(OpBuilder &, Location,
+                                                  ArrayRef<WarpgroupChain>, Type,
+                                                  Type, Value, int64_t,
+                                                  int64_t) const {
   llvm::reportFatalInternalError(
-      "TargetInfo::warpgroupMmaChain on a chip without warpgroupMma");
+      "TargetInfo::warpgroupMmaChains on a chip without warpgroupMma");
 }
 
 void TargetInfo::asyncCopy16(OpBuilder &, Location, Value, Value, Value,

@@ -9,18 +9,18 @@
 //
 // BlockN 128: one wgmma m64n128k32 per k step: QK 128 / 32 = 4 steps (N =
 // 128 keys), PV 128 / 32 = 4 steps (N = 128 = D), 8 per kernel, 24 in all.
-// A chain (fence, steps, commit, wait) holds at most
-// warpgroupMmaPromoteSteps = 2 steps for Q K^T and
-// warpgroupMmaPvPromoteSteps = 4 for an fp8 P V: QK 2 chains per kernel;
-// PV scalar 1, page_groups 4 (one-step groups: 32-key pages), scaled_p 1;
-// 12 in all.
+// A piece holds at most warpgroupMmaPromoteSteps = 2 steps for Q K^T and
+// warpgroupMmaPvPromoteSteps = 4 for an fp8 P V, and two pieces are in
+// flight under one fence, commit and wait: QK 1 per kernel (its 2 pieces);
+// PV scalar 1, page_groups 4 (one-step groups: 32-key pages, each group
+// waited for before its fma into o), scaled_p 1; 9 in all.
 // RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" %t.mlir | FileCheck %s --check-prefix=N24
-// RUN: grep -c '"wgmma.fence.sync.aligned;"' %t.mlir | FileCheck %s --check-prefix=N12
-// RUN: grep -c "nvvm.wgmma.commit.group.sync.aligned" %t.mlir | FileCheck %s --check-prefix=N12
-// RUN: grep -c "wgmma.wait_group.sync.aligned 0" %t.mlir | FileCheck %s --check-prefix=N12
+// RUN: grep -c '"wgmma.fence.sync.aligned;"' %t.mlir | FileCheck %s --check-prefix=N9
+// RUN: grep -c "nvvm.wgmma.commit.group.sync.aligned" %t.mlir | FileCheck %s --check-prefix=N9
+// RUN: grep -c "wgmma.wait_group.sync.aligned 0" %t.mlir | FileCheck %s --check-prefix=N9
 // RUN: not grep -q "mma.sync" %t.mlir
 // N24: {{^}}24{{$}}
-// N12: {{^}}12{{$}}
+// N9: {{^}}9{{$}}
 //
 // The staged tiles (Q, K, V^T) are 1024-aligned (the descriptors' swizzle
 // phase); the stores go to swizzled 16-byte chunks (chunk ^ row % 8) and
@@ -48,8 +48,18 @@
 // CHECK-SAME: =f,l,l"
 // CHECK: setp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {$0,
 // CHECK-SAME: $63}, $128, $129, p, 1, 1;
+// The second piece (steps 2 and 3, from zero into registers of its own) is
+// issued before the commit: both in flight under one wait, which all 128
+// accumulators pass through; the pieces are added after it.
+// CHECK-NOT: wgmma.wait_group
+// CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {$0,
+// CHECK-SAME: $63}, $64, $65, p, 1, 1;
+// CHECK-NOT: wgmma.wait_group
+// CHECK: setp.ne.b32 p, 1, 0;
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NEXT: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,
+// CHECK-SAME: ,127"
+// CHECK: arith.addf {{.*}} : vector<64xf32>
 // P V: P packed to fp8 in registers (RS), V^T staged.
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {$0,

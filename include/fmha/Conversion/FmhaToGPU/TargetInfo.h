@@ -215,11 +215,26 @@ public:
     SmallVector<int64_t> offsets;
     int64_t rowBytes = 0;
   };
-  virtual Value warpgroupMmaChain(OpBuilder &b, Location loc,
-                                  const WarpgroupOperandA &a, Type aElem,
-                                  Type bElem, Value ldsBase,
-                                  ArrayRef<int64_t> offsets, int64_t n,
-                                  int64_t rowBytes, Value acc) const;
+  Value warpgroupMmaChain(OpBuilder &b, Location loc, const WarpgroupOperandA &a,
+                          Type aElem, Type bElem, Value ldsBase,
+                          ArrayRef<int64_t> offsets, int64_t n, int64_t rowBytes,
+                          Value acc) const;
+  /// Several independent chains (A operand, B offsets, acc) with the same
+  /// B tile, in flight together: one fence for all their register
+  /// operands, every chain's steps, one commit and one wait all their
+  /// accumulators pass through; their results in order. The pieces of one
+  /// promoted chain (warpgroupMmaPromoteSteps) go this way, so the tensor
+  /// core runs the second piece while the first drains instead of the
+  /// warpgroup waiting for each.
+  struct WarpgroupChain {
+    WarpgroupOperandA a;
+    SmallVector<int64_t> offsets;
+    Value acc;
+  };
+  virtual SmallVector<Value> warpgroupMmaChains(OpBuilder &b, Location loc,
+                                                ArrayRef<WarpgroupChain> chains,
+                                                Type aElem, Type bElem, Value ldsBase,
+                                                int64_t n, int64_t rowBytes) const;
 
   //===--- elementwise ----------------------------------------------------===//
 
