@@ -277,7 +277,8 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   // Front half: the kernel at the gpu/amdgpu/rocdl level.
   // (the same builder the pipelines and the lane emulator use).
   PassManager front(&ctx);
-  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds, opt.peel, opt.pipeline);
+  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds, opt.peel, opt.pipeline,
+                                opt.overlapScoreMma);
   if (failed(front.run(*module)))
     return failure();
 

@@ -242,7 +242,8 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   } else {
     // The chip's kernel, as fmha-compile builds it.
     PassManager front(&ctx);
-    buildFmhaToLaneKernelPipeline(front, t, opt.folds, opt.peel, opt.pipeline);
+    buildFmhaToLaneKernelPipeline(front, t, opt.folds, opt.peel, opt.pipeline,
+                                  opt.overlapScoreMma);
     if (failed(front.run(*module))) {
       error = "not supported on " + t + ": " + diag;
       return nullptr;

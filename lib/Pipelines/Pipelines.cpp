@@ -183,7 +183,8 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
 }
 
 void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
-                                         bool folds, bool peel, bool pipeline) {
+                                         bool folds, bool peel, bool pipeline,
+                                         bool overlapScoreMma) {
   buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false, peel);
   // The soft cap's tanh as exp2 and arith: no device library on a GPU.
   pm.addPass(fmha::createExpandTanhPass());
@@ -198,6 +199,11 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     pm.addPass(createCSEPass());
     // Tile t's descale reads before its waits (their latency under S).
     pm.addPass(createFmhaHoistTileReads());
+    // sm_90a, when asked: S = Q K^T started before V's wait and transpose,
+    // which run while the wgmma computes it (off by default until measured
+    // on the H200: bench/NOTES.md).
+    if (overlapScoreMma && info->warpgroupMma)
+      pm.addPass(createFmhaOverlapScoreMma());
   }
   OutlineKernelOptions outline;
   outline.chip = chip.str();

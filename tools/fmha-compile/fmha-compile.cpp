@@ -54,6 +54,12 @@ static cl::opt<bool> optCompilePipeline(
              "one tile ahead by cp.async into a 2-stage ring (on by default; "
              "--pipeline=false for the synchronous loop)"),
     cl::init(true), cl::cat(kToolCategory));
+static cl::opt<bool> optCompileOverlap(
+    "overlap-score-mma",
+    cl::desc("sm_90a: run fmha-overlap-score-mma: S = Q K^T started before the V "
+             "tile's wait and transpose, waited for where S is first used (off by "
+             "default)"),
+    cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
     "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
                       "/usr/local/cuda/bin); exit 3 without it"),
@@ -113,6 +119,7 @@ int main(int argc, char **argv) {
   opts.folds = !optCompileNoFolds;
   opts.peel = !optCompileNoPeel;
   opts.pipeline = optCompilePipeline;
+  opts.overlapScoreMma = optCompileOverlap;
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;
   FailureOr<mlir::fmha::CompileResult> res =

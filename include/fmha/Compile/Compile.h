@@ -36,6 +36,9 @@ struct CompileOptions {
   /// ahead by cp.async into a 2-stage ring). On by default: measured
   /// 1.15-1.39x on sm_90a and 1.00-1.06x on sm_90 on the H200 (bench/NOTES.md).
   bool pipeline = true;
+  /// sm_90a with `pipeline`: fmha-overlap-score-mma (S = Q K^T started
+  /// before V's wait and transpose). Off by default: not yet measured.
+  bool overlapScoreMma = false;
   /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
   unsigned linkSeconds = kDefaultLinkSeconds;
 };

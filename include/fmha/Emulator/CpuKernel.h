@@ -41,6 +41,8 @@ struct CpuKernelOptions {
   /// fmha-pipeline-kv-stages on sm_90 / sm_90a (K/V staged a tile ahead by cp.async;
   /// the lane emulator copies at once). On by default, as in fmha-compile.
   bool pipeline = true;
+  /// fmha-overlap-score-mma on sm_90a (as fmha-compile's; off by default).
+  bool overlapScoreMma = false;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)
   /// Overrides of the chosen config (0 / -1: keep).
   int64_t blockM = 0, blockN = 0, shift = -1;

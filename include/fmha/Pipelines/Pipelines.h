@@ -142,9 +142,11 @@ void buildFmhaToHostPipeline(OpPassManager &pm,
 /// `chip`, canonicalize + CSE, fmha-outline-kernel{chip},
 /// convert-fmha-to-gpu{chip}. Ends at the
 /// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
+/// `overlapScoreMma` (sm_90a, with `pipeline`): fmha-overlap-score-mma.
 void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
                                    bool folds, bool peel = true,
-                                   bool pipeline = true);
+                                   bool pipeline = true,
+                                   bool overlapScoreMma = false);
 
 /// fmha-to-lanes-pipeline: the lane emulator's compile (docs/LANE_EMULATOR.md).
 /// The GPU front half for the chip, then fmha-lanes-to-host and the host

@@ -338,6 +338,11 @@ LogicalResult LaneForms::visit(Operation *op) {
     }
     return set(tile, f);
   }
+  if (auto x = dyn_cast<MmaWaitOp>(op)) {
+    if (!has(x.getProduct()))
+      return fail("operands were not lowered");
+    return set(x.getResult(), forms[x.getProduct()]);
+  }
   if (auto x = dyn_cast<TileMmaOp>(op)) {
     if (!has(x.getLhs()) || !has(x.getRhs()) || !has(x.getAcc()))
       return fail("operands were not lowered");

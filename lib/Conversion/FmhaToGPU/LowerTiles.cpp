@@ -64,30 +64,44 @@ void splitLoopSplats(gpu::GPUFuncOp kernel) {
 /// Step 3's barriers, in program order.
 struct LdsBarriers {
   const TargetInfo &ti;
-  bool written = false, read = false;
+  const LaneForms &forms;
+  // written: LDS written since the last barrier; read: LDS read by a
+  // product since then; readV: a V tile among those reads.
+  bool written = false, read = false, readV = false;
   void barrierBefore(Operation *op) {
     OpBuilder b(op);
     ti.barrier(b, op->getLoc());
   }
+  /// A pipelined loop's staged V writes only its own V^T buffer (LowerTiles
+  /// gives it one), which no product but P V reads.
+  bool writesOwnVt(Operation &op) const {
+    const ValueForm *f = isa<StagedKVOp>(op) ? forms.lookup(op.getResult(0)) : nullptr;
+    return f && f->isV && op.getParentOp()->hasAttr(kPipelinedAttr);
+  }
   void visit(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<GatherKVOp, StagedKVOp>(op) || (isa<LoadRowsOp>(op) && ti.warpgroupMma())) {
-        if (read)
+        // (fmha-overlap-score-mma puts a staged V after S = Q K^T, whose
+        // reads of Q and K it does not overwrite: no barrier between.)
+        if (read && (readV || !writesOwnVt(op))) {
           barrierBefore(&op);
-        read = false;
+          read = readV = false;
+        }
         written = true;
-      } else if (isa<TileMmaOp>(op)) {
+      } else if (auto m = dyn_cast<TileMmaOp>(op)) {
         if (written) {
           OpBuilder b(&op);
           ti.barrierAfterLdsWrites(b, op.getLoc());
+          readV = false;
         }
         written = false;
         read = true;
+        readV |= !m.getTransposeRhs();
       } else if (auto f = dyn_cast<scf::ForOp>(op)) {
         visit(*f.getBody());
         if (read) // this iteration's LDS reads before the next one's writes
           barrierBefore(f.getBody()->getTerminator());
-        read = false;
+        read = readV = false;
       } else if (auto i = dyn_cast<scf::IfOp>(op)) {
         for (Region &r : i->getRegions())
           for (Block &b : r)
@@ -189,7 +203,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     return failure();
 
   // 3-4. LDS plan, per-lane values.
-  LdsBarriers{ti}.visit(kernel.getBody().front());
+  LdsBarriers{ti, forms}.visit(kernel.getBody().front());
   LaneContext lc(kernel, ti, cfg, *layout, forms);
   // The n-th staged tile of every KV loop shares one buffer: the loops
   // fmha-peel-masked-tiles split one loop into run one after the other, and

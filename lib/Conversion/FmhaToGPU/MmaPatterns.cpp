@@ -147,8 +147,11 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
                           : ti.warpgroupMmaPromoteSteps();
     constexpr int64_t kPiecesInFlight = 2;
     Type aElem = cast<VectorType>(op.getLhs().getType()).getElementType();
-    auto wgChain = [&](Value acc, int64_t c0, int64_t c1,
-                       function_ref<Value(int64_t)> aOf) {
+    // async: the last batch is left in flight (its pieces returned in
+    // `inFlight`, the waited sum before it returned, null if none).
+    auto wgChainParts = [&](Value acc, int64_t c0, int64_t c1,
+                            function_ref<Value(int64_t)> aOf, bool async,
+                            SmallVector<Value> &inFlight) {
       Value sum;
       for (int64_t p0 = c0; p0 < c1; p0 += kPiecesInFlight * promote) {
         SmallVector<TargetInfo::WarpgroupChain> batch;
@@ -156,11 +159,22 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
              q0 += promote)
           batch.push_back(wgPiece(sum || !batch.empty() ? Value() : acc, q0,
                                   std::min(c1, q0 + promote), aOf));
+        bool last = p0 + kPiecesInFlight * promote >= c1;
+        if (async && last) {
+          inFlight = ti.warpgroupMmaChainsStart(b, b.getLoc(), batch, aElem, kvElem,
+                                                ldsBase, kv.ldsRows, kv.ldsCols);
+          break;
+        }
         for (Value piece : ti.warpgroupMmaChains(b, b.getLoc(), batch, aElem, kvElem,
                                                  ldsBase, kv.ldsRows, kv.ldsCols))
           sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
       }
       return sum;
+    };
+    auto wgChain = [&](Value acc, int64_t c0, int64_t c1,
+                       function_ref<Value(int64_t)> aOf) {
+      SmallVector<Value> none;
+      return wgChainParts(acc, c0, c1, aOf, /*async=*/false, none);
     };
     if (op.getTransposeRhs() && ti.warpgroupMma()) { // S = Q K^T
       Value init = matchPattern(op.getAcc(), m_AnyZeroFloat())
@@ -171,9 +185,20 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       // Q staged (SS) or in operand registers, one per k step (RS).
       auto qRegs = [&](int64_t c) { return lhs.parts[c]; };
       bool staged = lc.forms.get(op.getLhs()).kind == FormKind::KV;
-      out.parts = lc.splitAcc(
-          b, wgChain(init, 0, steps,
-                     staged ? function_ref<Value(int64_t)>() : qRegs));
+      auto aOf = staged ? function_ref<Value(int64_t)>() : qRegs;
+      // Waited for by fmha.mma_wait (fmha-overlap-score-mma): the last
+      // pieces stay in flight until it. The result's values stand in for
+      // the product and are used by nothing (the wait reads inflightMmas).
+      bool async = !op->use_empty() &&
+                   llvm::all_of(op->getUsers(), llvm::IsaPred<MmaWaitOp>);
+      if (async) {
+        LaneContext::InflightMma m;
+        m.waited = wgChainParts(init, 0, steps, aOf, /*async=*/true, m.pieces);
+        out.parts = lc.splitAcc(b, m.pieces.front());
+        lc.inflightMmas[op.getResult()] = std::move(m);
+        return done();
+      }
+      out.parts = lc.splitAcc(b, wgChain(init, 0, steps, aOf));
       return done();
     }
     if (op.getTransposeRhs()) { // S = Q K^T
@@ -345,6 +370,28 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
   }
 };
 
+/// fmha.mma_wait: on warpgroup chips, the wait for the pieces its
+/// fmha.tile_mma left in flight, then their sum; elsewhere the product.
+struct MmaWaitPattern : LanePattern<MmaWaitOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(MmaWaitOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    auto it = lc.inflightMmas.find(op.getProduct());
+    if (it == lc.inflightMmas.end()) {
+      rw.replaceOpWithMultiple(op, {a.getProduct()});
+      return success();
+    }
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value sum = it->second.waited;
+    for (Value piece : lc.ti.warpgroupMmaWait(b, b.getLoc(), it->second.pieces))
+      sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
+    LaneValues out;
+    out.parts = lc.splitAcc(b, sum);
+    rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
+    return success();
+  }
+};
+
 /// The fp8 cast of P: its scores, packed by the PV product.
 struct TruncPPattern : LanePattern<arith::TruncFOp> {
   using LanePattern::LanePattern;
@@ -365,7 +412,7 @@ void mlir::fmha::populateLaneMmaPatterns(const TypeConverter &tc,
                                          const TargetInfo &, const LaneContext &lc,
                                          PatternBenefit benefit) {
   // The P cast outranks the generic elementwise pattern.
-  patterns.add<TileMmaPattern>(tc, patterns.getContext(), lc, benefit);
+  patterns.add<TileMmaPattern, MmaWaitPattern>(tc, patterns.getContext(), lc, benefit);
   patterns.add<TruncPPattern>(tc, patterns.getContext(), lc,
                               PatternBenefit(benefit.getBenefit() + 1));
 }

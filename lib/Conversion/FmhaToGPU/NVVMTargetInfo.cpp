@@ -95,10 +95,10 @@ public:
           NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     barrier(b, loc);
   }
-  SmallVector<Value> warpgroupMmaChains(OpBuilder &b, Location loc,
-                                        ArrayRef<WarpgroupChain> chains, Type aElem,
-                                        Type bElem, Value ldsBase, int64_t n,
-                                        int64_t rowBytes) const override {
+  SmallVector<Value> warpgroupMmaChainsStart(OpBuilder &b, Location loc,
+                                             ArrayRef<WarpgroupChain> chains,
+                                             Type aElem, Type bElem, Value ldsBase,
+                                             int64_t n, int64_t rowBytes) const override {
     Type f32 = b.getF32Type();
     int64_t nAcc = n / 2;
     // Every register a step reads, A's words (RS) and the accumulators, of
@@ -126,7 +126,7 @@ public:
     // 16-bit: k16 and the transpose immediates (0: both K-major); fp8 has
     // none (K-major only).
     std::string shapeK = "k" + std::to_string(atom.k / eb);
-    SmallVector<Value> all; // every chain's accumulators after its last step
+    SmallVector<Value> out; // every chain's accumulators after its last step
     for (auto [ci, ch] : llvm::enumerate(chains)) {
       const WarpgroupOperandA &a = ch.a;
       bool rs = !a.regs.empty();
@@ -179,18 +179,34 @@ public:
         for (int64_t i = 0; i < nAcc; ++i)
           cur.push_back(LLVM::ExtractValueOp::create(b, loc, st, i));
       }
-      all.append(cur);
+      out.push_back(vector::FromElementsOp::create(
+          b, loc, VectorType::get({nAcc}, f32), cur));
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    return out;
+  }
+
+  SmallVector<Value> warpgroupMmaWait(OpBuilder &b, Location loc,
+                                      ArrayRef<Value> inFlight) const override {
     // The wait with the accumulators tied in and out: LLVM's
     // llvm.nvvm.wgmma.wait_group has no data operands, so a use of an
     // accumulator could otherwise move above it (HOPPER_NOTES.md 2.3).
+    SmallVector<Value> all;
+    SmallVector<int64_t> sizes;
+    for (Value v : inFlight) {
+      int64_t n = cast<VectorType>(v.getType()).getNumElements();
+      sizes.push_back(n);
+      for (int64_t i = 0; i < n; ++i)
+        all.push_back(vector::ExtractOp::create(b, loc, v, i));
+    }
     all = tiedAsm(b, loc, "wgmma.wait_group.sync.aligned 0;", all);
     SmallVector<Value> out;
-    for (size_t ci = 0; ci < chains.size(); ++ci)
+    int64_t at = 0;
+    for (auto [v, n] : llvm::zip(inFlight, sizes)) {
       out.push_back(vector::FromElementsOp::create(
-          b, loc, VectorType::get({nAcc}, f32),
-          ArrayRef<Value>(all).slice(ci * nAcc, nAcc)));
+          b, loc, v.getType(), ArrayRef<Value>(all).slice(at, n)));
+      at += n;
+    }
     return out;
   }
 

@@ -37,12 +37,28 @@ Value TargetInfo::warpgroupMmaChain(OpBuilder &b, Location loc,
   return warpgroupMmaChains(b, loc, {c}, aElem, bElem, ldsBase, n, rowBytes)[0];
 }
 
-SmallVector<Value> TargetInfo::warpgroupMmaChains(OpBuilder &, Location,
-                                                  ArrayRef<WarpgroupChain>, Type,
-                                                  Type, Value, int64_t,
-                                                  int64_t) const {
+SmallVector<Value> TargetInfo::warpgroupMmaChains(OpBuilder &b, Location loc,
+                                                  ArrayRef<WarpgroupChain> chains,
+                                                  Type aElem, Type bElem,
+                                                  Value ldsBase, int64_t n,
+                                                  int64_t rowBytes) const {
+  return warpgroupMmaWait(b, loc,
+                          warpgroupMmaChainsStart(b, loc, chains, aElem, bElem,
+                                                  ldsBase, n, rowBytes));
+}
+
+SmallVector<Value> TargetInfo::warpgroupMmaChainsStart(OpBuilder &, Location,
+                                                       ArrayRef<WarpgroupChain>,
+                                                       Type, Type, Value, int64_t,
+                                                       int64_t) const {
   llvm::reportFatalInternalError(
-      "TargetInfo::warpgroupMmaChains on a chip without warpgroupMma");
+      "TargetInfo::warpgroupMmaChainsStart on a chip without warpgroupMma");
+}
+
+SmallVector<Value> TargetInfo::warpgroupMmaWait(OpBuilder &, Location,
+                                                ArrayRef<Value>) const {
+  llvm::reportFatalInternalError(
+      "TargetInfo::warpgroupMmaWait on a chip without warpgroupMma");
 }
 
 void TargetInfo::asyncCopy16(OpBuilder &, Location, Value, Value, Value,

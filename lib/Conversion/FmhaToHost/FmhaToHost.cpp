@@ -340,6 +340,15 @@ struct LowerQuantizeTile : OpRewritePattern<QuantizeTileOp> {
   }
 };
 
+/// fmha.mma_wait: on the host a product is done when computed.
+struct LowerMmaWait : OpRewritePattern<MmaWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MmaWaitOp op, PatternRewriter &rw) const override {
+    rw.replaceOp(op, op.getProduct());
+    return success();
+  }
+};
+
 struct ConvertFmhaToHostPass
     : public fmha::impl::ConvertFmhaToHostBase<ConvertFmhaToHostPass> {
   void runOnOperation() override {
@@ -349,7 +358,7 @@ struct ConvertFmhaToHostPass
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](Operation *op) {
       if (isa<LoadRowsOp, StoreRowsOp, PageIdsOp, GatherKVOp, GatherDescaleOp,
-              TileMmaOp, QuantizeTileOp>(op)) {
+              TileMmaOp, QuantizeTileOp, MmaWaitOp>(op)) {
         op->emitOpError("was not lowered to host code");
         return WalkResult::interrupt();
       }
@@ -364,6 +373,6 @@ struct ConvertFmhaToHostPass
 
 void mlir::fmha::populateFmhaToHostPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerLoadRows, LowerStoreRows, LowerPageIds, LowerGatherKV,
-               LowerGatherDescale, LowerTileMma, LowerQuantizeTile>(
+               LowerGatherDescale, LowerTileMma, LowerQuantizeTile, LowerMmaWait>(
       patterns.getContext());
 }

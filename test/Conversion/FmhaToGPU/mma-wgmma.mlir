@@ -57,7 +57,8 @@
 // CHECK-NOT: wgmma.wait_group
 // CHECK: setp.ne.b32 p, 1, 0;
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,
+// CHECK-NOT: wgmma.mma_async
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,
 // CHECK-SAME: ,127"
 // CHECK: arith.addf {{.*}} : vector<64xf32>
 // P V: P packed to fp8 in registers (RS), V^T staged.

@@ -76,6 +76,15 @@ struct LaneContext {
     Value id;
   };
   mutable SmallVector<TilePageId> tilePageIds;
+  /// A warpgroup product started by an fmha.tile_mma that fmha.mma_wait ops
+  /// wait for (keyed by the tile_mma's result): the sum of its pieces
+  /// already waited for (null if none) and the pieces still in flight
+  /// (TargetInfo::warpgroupMmaChainsStart), added to it after the wait.
+  struct InflightMma {
+    Value waited;
+    SmallVector<Value> pieces;
+  };
+  mutable llvm::DenseMap<Value, InflightMma> inflightMmas;
 
   //===--- packing --------------------------------------------------------===//
 

@@ -231,10 +231,21 @@ public:
     SmallVector<int64_t> offsets;
     Value acc;
   };
-  virtual SmallVector<Value> warpgroupMmaChains(OpBuilder &b, Location loc,
-                                                ArrayRef<WarpgroupChain> chains,
-                                                Type aElem, Type bElem, Value ldsBase,
-                                                int64_t n, int64_t rowBytes) const;
+  SmallVector<Value> warpgroupMmaChains(OpBuilder &b, Location loc,
+                                        ArrayRef<WarpgroupChain> chains, Type aElem,
+                                        Type bElem, Value ldsBase, int64_t n,
+                                        int64_t rowBytes) const;
+  /// warpgroupMmaChains in two halves: the start (fence, steps, commit)
+  /// gives the chains' accumulators in flight, which nothing may read
+  /// before warpgroupMmaWait (all of them at once: they pass through the
+  /// wait) returns them; the lanes run other work between (an
+  /// fmha.mma_wait after its fmha.tile_mma).
+  virtual SmallVector<Value>
+  warpgroupMmaChainsStart(OpBuilder &b, Location loc, ArrayRef<WarpgroupChain> chains,
+                          Type aElem, Type bElem, Value ldsBase, int64_t n,
+                          int64_t rowBytes) const;
+  virtual SmallVector<Value> warpgroupMmaWait(OpBuilder &b, Location loc,
+                                              ArrayRef<Value> inFlight) const;
 
   //===--- elementwise ----------------------------------------------------===//
 

@@ -142,6 +142,16 @@ LogicalResult TileMmaOp::verify() {
   return success();
 }
 
+LogicalResult MmaWaitOp::verify() {
+  auto mma = getProduct().getDefiningOp<TileMmaOp>();
+  if (!mma)
+    return emitOpError() << "waits for the result of an fmha.tile_mma";
+  if (!llvm::all_of(mma->getUsers(), llvm::IsaPred<MmaWaitOp>))
+    return emitOpError() << "waits for an fmha.tile_mma whose users are not all "
+                            "fmha.mma_wait";
+  return success();
+}
+
 LogicalResult MaskTileOp::verify() {
   if (!getWindow().empty() && getWindow().size() != 2)
     return emitOpError() << "takes no window operands or two (left, right), got "

@@ -303,6 +303,30 @@ def Fmha_TileMmaOp : Fmha_Op<"tile_mma", [Pure, AllTypesMatch<["acc", "result"]>
   let hasVerifier = 1;
 }
 
+def Fmha_MmaWaitOp : Fmha_Op<"mma_wait", [Pure, AllTypesMatch<["product", "result"]>]> {
+  let summary = "the value of a tile_mma started earlier, once it has finished";
+  let description = [{
+    `product` is the result of an `fmha.tile_mma` whose only users are
+    `fmha.mma_wait` ops; the result is that product's value. The pair states
+    a schedule, not a computation: the product is started where the
+    `fmha.tile_mma` stands and waited for here, so the ops between them run
+    while a target with asynchronous matrix units (sm_90a's wgmma) computes
+    it. Elsewhere it is the identity. fmha-overlap-score-mma writes it.
+
+    ```mlir
+    %s0 = fmha.tile_mma %q, %k, %zero {transpose_rhs} : ...
+    %v = fmha.staged_kv slot(%slot) {pending = 2 : i64, ring = 1 : i64, stages = 2 : i64} : vector<128x128xf8E4M3FN>
+    %s = fmha.mma_wait %s0 : vector<64x128xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[2], [F32]>:$product);
+  let results = (outs VectorOfRankAndType<[2], [F32]>:$result);
+  let assemblyFormat = [{
+    $product attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Fmha_QuantizeTileOp : Fmha_Op<"quantize_tile", [Pure]> {
   let summary = "a 16-bit tile to fp8 with one descale for the whole tile";
   let description = [{

@@ -432,4 +432,38 @@ def FmhaExpandMasks : Pass<"fmha-expand-masks"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+
+def FmhaOverlapScoreMma : Pass<"fmha-overlap-score-mma"> {
+  let summary = "Start a pipelined KV loop's S = Q K^T before V's wait and transpose";
+  let description = [{
+    For targets whose matrix products run asynchronously to the lanes
+    (sm_90a's wgmma; added to the pipeline for chips with a warpgroup MMA).
+    In each KV loop fmha-pipeline-kv-stages pipelined (`fmha.pipelined`),
+    every S = Q K^T (`fmha.tile_mma` with `transpose_rhs`) is followed by an
+    `fmha.mma_wait` placed before S's first use, and the V tile's
+    `fmha.staged_kv` (whose tile only P V reads) that stood before S moves
+    right after it. The V tile's wait and transpose into V^T then run while
+    S is computed, where they ran before S started. Values are unchanged: the
+    pair is the identity on the host and in the lane emulator. A loop
+    without the attribute is left alone, and an S already waited for by an
+    `fmha.mma_wait` is not changed again.
+
+    Before (sketch):
+    ```mlir
+    %k = fmha.staged_kv slot(%this) {pending = 3, ring = 0, ..}
+    %v = fmha.staged_kv slot(%this) {pending = 2, ring = 1, ..}
+    %s = fmha.tile_mma %q, %k, %z {transpose_rhs}
+    %m = vector.multi_reduction <maximumf>, %s, ..
+    ```
+    After:
+    ```mlir
+    %k = fmha.staged_kv slot(%this) {pending = 3, ring = 0, ..}
+    %s0 = fmha.tile_mma %q, %k, %z {transpose_rhs}
+    %v = fmha.staged_kv slot(%this) {pending = 2, ring = 1, ..}
+    %s = fmha.mma_wait %s0
+    %m = vector.multi_reduction <maximumf>, %s, ..
+    ```
+  }];
+}
+
 #endif // FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_TD
