@@ -113,8 +113,6 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
     // chain is in flight.
     Type kvElem = cast<VectorType>(op.getRhs().getType()).getElementType();
     Value ldsBase = ti.warpgroupMma() ? lc.ldsAddress(b, lds) : Value();
-    // acc null: a chain from zero. aOf: the RS operand of step c, or null
-    // for the staged Q tile (SS).
     // One chain of steps [c0, c1) from acc (null: from zero). aOf: the RS
     // operand of step c, or null for the staged Q tile (SS).
     auto wgPiece = [&](Value acc, int64_t c0, int64_t c1,
