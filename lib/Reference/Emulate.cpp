@@ -54,6 +54,10 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
   // Per-key V descales folded into P, as the kernel's scaled-p route does
   // (the route its config states; nothing is derived here).
   const bool scaledP = opt.vd_scaled_p;
+  const bool vdBias = opt.vd_exp2_bias;
+  if (vdBias && (scaledP || opt.wgmma_fp8_promote))
+    throw std::invalid_argument(
+        "emulation: vd_exp2_bias takes neither vd_scaled_p nor wgmma_fp8_promote");
   const int64_t totalQ = in.qo_indptr[B];
   const DType kvT = req.kv_dtype, pT = r.p_dtype;
   const size_t kvSz = dtypeSize(kvT);
@@ -177,6 +181,29 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
               x[j] = s;
               rowMax = std::max(rowMax, s);
             }
+            if (vdBias) {
+              // m is the running max of y = sc s + log2(vd) (exp2 units).
+              float yMax = negInf;
+              for (int64_t j = 0; j < n; ++j)
+                yMax = std::max(yMax, std::fma(sc, x[j], std::log2(vd[a + j])));
+              const float mNewY = std::max(m, yMax);
+              const float offY = mNewY - shiftF;
+              const float alphaY = m == negInf ? 0.0f : std::exp2(m - mNewY);
+              float sumY = 0.0f;
+              for (int64_t d = 0; d < Dv; ++d)
+                o[d] *= alphaY;
+              for (int64_t j = 0; j < n; ++j) {
+                const float p = std::exp2(std::fma(sc, x[j], std::log2(vd[a + j]) - offY));
+                sumY += p * (1.0f / vd[a + j]);
+                const float pk = castP(p);
+                const float *vr = &v[(a + j) * Dv];
+                for (int64_t d = 0; d < Dv; ++d)
+                  o[d] += pk * vr[d];
+              }
+              l = alphaY * l + sumY;
+              m = mNewY;
+              continue;
+            }
             const float mNew = std::max(m, rowMax);
             const float off = sc * mNew - shiftF;
             const float alpha = m == negInf ? 0.0f : std::exp2(sc * (m - mNew));
@@ -267,7 +294,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
             for (int64_t d = 0; d < Dv; ++d)
               dst[d] = o[d] / l;
             r.lse[static_cast<size_t>(row * Hq + h)] =
-                kLn2F * ((sc * m - shiftF) + std::log2(l));
+                kLn2F * ((vdBias ? m : sc * m) - shiftF + std::log2(l));
           }
         }
       }

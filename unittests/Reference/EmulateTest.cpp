@@ -464,3 +464,64 @@ TEST(Emulate, WgmmaFp8PvPromoteSplitsTheChain) {
   EXPECT_EQ(two.out_f32[0], 4.671875f);
   EXPECT_EQ(four.out_f32[0], 114688.0f / 24576.0f);
 }
+
+// The proposed V-descale route "vd in the exp2 argument" (docs/FOLDS.md):
+// with P in f32 it is the default route up to f32 rounding; with an fp8 P
+// on spread data (each page its own V descale, 2^u apart) it meets the
+// oracle at pages 1, 16 and 64, with errors the size of the default
+// (page-run) route's, where scaled_p's are larger; and it is a different
+// rounding, so the flag is not ignored.
+TEST(Emulate, Exp2BiasRouteForPerKeyVd) {
+  for (int64_t P : {1, 16, 64}) {
+    Request r = defaultRequest(DType::F8E4M3FN);
+    r.page_size = P;
+    r.qo_lens = {64, 33};
+    r.kv_lens = {700, 300};
+    r.num_qo_heads = 8;
+    r.num_kv_heads = 2;
+    r.data = DataMode::Spread;
+    SCOPED_TRACE(r.str());
+    Inputs in = makeInputs(r);
+    EmulateOptions f32;
+    f32.block_n = 128;
+    f32.p_dtype = DType::F32;
+    f32.shift = 0;
+    EmulateOptions f32b = f32;
+    f32b.vd_exp2_bias = true;
+    EmulateResult a = runEmulation(in, f32), b = runEmulation(in, f32b);
+    double maxAbs, relFro;
+    test::errors(a.out_f32, b.out_f32, maxAbs, relFro);
+    EXPECT_LT(relFro, 1e-5) << maxAbs;
+    for (size_t i = 0; i < a.lse.size(); ++i)
+      EXPECT_NEAR(a.lse[i], b.lse[i], 1e-4) << i;
+
+    EmulateOptions fp8;
+    fp8.block_n = 128;
+    EmulateOptions fp8b = fp8, fp8s = fp8;
+    fp8b.vd_exp2_bias = true;
+    fp8s.vd_scaled_p = true;
+    OracleResult oracle = runOracle(in);
+    EmulateResult c = runEmulation(in, fp8), d = runEmulation(in, fp8b),
+                  e = runEmulation(in, fp8s);
+    CompareResult cc = compareWithOracle(in, c.out.data(), c.lse.data(), oracle);
+    CompareResult cd = compareWithOracle(in, d.out.data(), d.lse.data(), oracle);
+    CompareResult ce = compareWithOracle(in, e.out.data(), e.lse.data(), oracle);
+    std::printf("[exp2-bias] P=%lld rel_fro: page runs %.4g, exp2 bias %.4g, "
+                "scaled_p %.4g; max_abs %.4g %.4g %.4g\n",
+                static_cast<long long>(P), cc.rel_fro_err, cd.rel_fro_err,
+                ce.rel_fro_err, cc.max_abs_err, cd.max_abs_err, ce.max_abs_err);
+    EXPECT_TRUE(cd.pass) << cd.summary();
+    EXPECT_NE(c.out_f32, d.out_f32);
+    // Measured 2026-12-05 (rel. Frobenius against the oracle; page runs,
+    // exp2 bias, scaled_p): P 1: 0.0040, 0.0021, 0.0199; P 16: 0.0038,
+    // 0.0038, 0.0147; P 64: 0.0019 each (two pages a tile, whose vds
+    // differ little next to the tile's spread).
+    EXPECT_LE(cd.rel_fro_err, 1.1 * cc.rel_fro_err);
+    if (P < 64)
+      EXPECT_GT(ce.rel_fro_err, 2 * cd.rel_fro_err);
+  }
+  EmulateOptions bad;
+  bad.vd_exp2_bias = bad.vd_scaled_p = true;
+  Inputs in = makeInputs(defaultRequest(DType::F8E4M3FN));
+  EXPECT_THROW(runEmulation(in, bad), std::invalid_argument);
+}

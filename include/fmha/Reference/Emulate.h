@@ -73,6 +73,14 @@ struct EmulateOptions {
   /// config.pv_vd_route): its P V chains are one a page. Only read with
   /// wgmma_fp8_promote (exact sums do not depend on it).
   bool vd_page_groups = false;
+  /// The V-descale route of docs/FOLDS.md "vd in the exp2 argument"
+  /// (proposed; no kernel takes it yet): each key's log2(vd) joins its exp2
+  /// argument, y = sigma s + log2(vd), with one running row max M of y;
+  /// P = cast(exp2(fma(sigma, s, log2(vd) - (M - SHIFT)))), o = alpha o +
+  /// sum P V (no vd after the product), l = alpha l + sum exp2(..) / vd (in
+  /// f32, before the cast), out = o / l, lse = ln 2 ((M - SHIFT) + log2 l).
+  /// Not with vd_scaled_p or wgmma_fp8_promote.
+  bool vd_exp2_bias = false;
   /// Worker threads over (sequence, kv head) items; <= 0: one per hardware
   /// thread. The result does not depend on it.
   int threads = 0;
