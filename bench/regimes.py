@@ -162,7 +162,10 @@ def page_group_fault(chip, page, k, bn):
 
 # --- the regime of one (chip, quant, page) --------------------------------------
 
-def regime(chip, page, quant="kv_blockscale"):
+AMDGPU = ("gfx942", "gfx950")
+
+
+def regime(chip, page, quant="kv_blockscale", soft_cap=False):
     c = CHIPS[chip]
     bn, k = c["block_n"], k_step(chip, page, quant)
     steps = bn // k
@@ -200,20 +203,36 @@ def regime(chip, page, quant="kv_blockscale"):
         return r
     r["kd"] = "per column"
     r["descale_loads"] = descale_loads_per_lane(chip, page, bn)
-    # SelectConfig.cpp completeConfig: vd_route page_groups when whole_pages
-    # and P % k == 0 (pv_group = min(steps, P / k)); else scaled_p.
-    if aligned and page % k == 0 and steps % min(steps, page // k) == 0:
+    # SelectConfig.cpp completeConfig: on AMDGPU without a soft cap
+    # exp2_bias (exp2BiasFirst) unless page_groups fits with at most two
+    # pages a tile; else vd_route page_groups when whole_pages and P % k == 0
+    # (pv_group = min(steps, P / k)); else scaled_p.
+    fits = aligned and page % k == 0 and steps % min(steps, page // k) == 0
+    if chip in AMDGPU and not soft_cap and not (fits and bn <= 2 * page):
+        r["vd_route"] = "exp2_bias"
+    if fits:
         group = min(steps, page // k)
-        r["vd_route"] = f"page_groups ({group} k-step{'s' if group > 1 else ''} per group)"
-        r["group_steps"] = group
+        r.setdefault("vd_route",
+                     f"page_groups ({group} k-step{'s' if group > 1 else ''} per group)")
+        if r["vd_route"].startswith("page_groups"):
+            r["group_steps"] = group
         worst, lanes = page_group_fault(chip, page, k, bn)
         r["fault_r_max"] = worst
         r["fault_lanes"] = lanes
         r["name"] = "page-groups-" + ("1step" if group == 1 else "multistep")
     else:
-        r["vd_route"] = "scaled_p"
+        r.setdefault("vd_route", "scaled_p")
         r["name"] = "scaled-p-" + ("aligned" if aligned else "unaligned")
     return r
+
+
+def route_of(vd_route):
+    """The V-descale routes told apart by the lane matrix: scaled_p and
+    exp2_bias by name; every other route (scalar, page_groups) as one."""
+    for name in ("scaled_p", "exp2_bias"):
+        if str(vd_route).startswith(name):
+            return name
+    return "other"
 
 
 def all_regimes():

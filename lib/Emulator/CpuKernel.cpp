@@ -214,6 +214,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     }
     // The V-descale route the config decided (the kernel follows it).
     emu.vd_scaled_p = c.getVdRoute() == VdRoute::ScaledP;
+    emu.vd_exp2_bias = c.getVdRoute() == VdRoute::Exp2Bias;
     emu.q_per_tile = c.getQScale() == QScale::PerTile;
     // sm_90a's fp8 wgmma sums as that MMA does (the lane emulator's wgmma).
     emu.wgmma_fp8_promote = impl->lanes ? wgmmaFp8Promote(req, c) : 0;

@@ -37,6 +37,7 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
   if (folds) {
     pm.addPass(createFmhaFoldDescales());
     pm.addPass(createFmhaFoldExp2Shift());
+    pm.addPass(createFmhaFoldVdExp2());
     pm.addPass(createFmhaFoldVdRescale());
   }
   FmhaPrefetchPageIdsOptions prefetch;

@@ -94,7 +94,8 @@ struct Config {
   ref::DType pDType = ref::DType::F32;
   /// "pv_vd_route": the config's vd_route (a GPU kernel's), how it applies V
   /// descales: "scalar" (one per tile), "page_groups" (per page, after the
-  /// cast, as the tiled form) or "scaled_p" (folded into P before the cast).
+  /// cast, as the tiled form), "scaled_p" (folded into P before the cast) or
+  /// "exp2_bias" (log2(vd) in the exp2 argument, docs/FOLDS.md).
   std::string pvVdRoute = "scalar";
   /// "page_regime" (one_page, whole_pages, unaligned) and "pv_group" (k steps
   /// per page group): the config's other decisions (docs/REGIMES.md).
@@ -367,8 +368,8 @@ inline std::string readConfig(const json::Object &o, Config &c) {
     return "\"config.pv_group\" must be > 0 with pv_vd_route page_groups and 0 "
            "otherwise, got " + std::to_string(c.pvGroup);
   if (c.pvVdRoute != "scalar" && c.pvVdRoute != "page_groups" &&
-      c.pvVdRoute != "scaled_p")
-    return "\"config.pv_vd_route\" must be scalar, page_groups or scaled_p, got " +
+      c.pvVdRoute != "scaled_p" && c.pvVdRoute != "exp2_bias")
+    return "\"config.pv_vd_route\" must be scalar, page_groups, scaled_p or exp2_bias, got " +
            quote(c.pvVdRoute);
   std::optional<ref::DType> p = ref::parseDType(c.pType);
   if (!p)

@@ -1010,6 +1010,7 @@ int run() {
     emu.p_dtype = m.config.pDType;
     emu.shift = int(m.config.shift);
     emu.vd_scaled_p = m.config.pvVdRoute == "scaled_p";
+    emu.vd_exp2_bias = m.config.pvVdRoute == "exp2_bias";
     emu.q_per_tile = qPerTile;
     emu.wgmma_fp8_promote = m.config.wgmmaFp8Promote;
     emu.wgmma_fp8_promote_pv = m.config.wgmmaFp8PromotePv;

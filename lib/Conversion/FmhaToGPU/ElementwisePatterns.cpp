@@ -236,8 +236,11 @@ struct ElementwisePattern : public ConversionPattern {
           if (d) {
             Value k = tv[j].getDefiningOp<arith::MulFOp>()->getOperand(
                 tv[j].getDefiningOp<arith::MulFOp>().getLhs() == d->first ? 1 : 0);
+            // contract, as the full tile's S * kd (build): an add after it
+            // (exp2_bias's + log2(vd) / c) fuses alike in both loops.
             Value x = arith::SelectOp::create(b, m, d->first, fv[j]);
-            out.parts.push_back(arith::MulFOp::create(b, x, k));
+            out.parts.push_back(
+                arith::MulFOp::create(b, x, k, arith::FastMathFlags::contract));
           } else {
             out.parts.push_back(arith::SelectOp::create(b, m, tv[j], fv[j]));
           }
@@ -451,6 +454,30 @@ struct Exp2Pattern : LanePattern<math::Exp2Op> {
   }
 };
 
+/// log2 of a row or column vector, per value (fmha-fold-vd-exp2: the vd
+/// of each key's page).
+struct Log2Pattern : LanePattern<math::Log2Op> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(math::Log2Op op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    auto perElem = [&](Value vec) {
+      auto t = cast<VectorType>(vec.getType());
+      SmallVector<Value> e;
+      for (int64_t i = 0; i < t.getNumElements(); ++i)
+        e.push_back(lc.ti.log2(b, b.getLoc(), vector::ExtractOp::create(b, vec, i)));
+      return Value(vector::FromElementsOp::create(b, t, e));
+    };
+    LaneValues in = lc.unpack(op.getOperand(), a.getOperand()), out;
+    for (Value s : in.row)
+      out.row.push_back(lc.ti.log2(b, b.getLoc(), s));
+    for (Value p : in.col)
+      out.col.push_back(perElem(p));
+    replace(rw, lc, op, out);
+    return success();
+  }
+};
+
 /// lse: ln x = log2(x) * ln 2, per row slot.
 struct LogPattern : LanePattern<math::LogOp> {
   using LanePattern::LanePattern;
@@ -501,7 +528,7 @@ void mlir::fmha::populateLaneElementwisePatterns(const TypeConverter &tc,
                                                  const LaneContext &lc,
                                                  PatternBenefit benefit) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ConstantPattern, BroadcastPattern, ReductionPattern, Exp2Pattern,
+  patterns.add<ConstantPattern, BroadcastPattern, ReductionPattern, Exp2Pattern, Log2Pattern,
                LogPattern, StepPattern, ShapeCastPattern>(tc, ctx, lc, benefit);
   patterns.add<ElementwisePattern>(tc, ctx, lc, benefit);
 }

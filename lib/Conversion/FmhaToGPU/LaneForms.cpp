@@ -480,6 +480,17 @@ LogicalResult LaneForms::visit(Operation *op) {
       return fail("exp2 of a vector with no row or column form");
     return set(x, f);
   }
+  if (auto x = dyn_cast<math::Log2Op>(op)) {
+    // log2 of a row or column vector (fmha-fold-vd-exp2: log2 of vd per key).
+    const ValueForm *s = lookup(x.getOperand());
+    if (!s || s->kind != FormKind::Vec || !(s->row || s->col) || s->aff)
+      return fail("only row and column vectors take a log2");
+    ValueForm f{FormKind::Vec};
+    f.row = s->row;
+    f.col = s->col;
+    f.atoms = s->atoms;
+    return set(x, f);
+  }
   if (auto x = dyn_cast<math::LogOp>(op)) {
     const ValueForm *s = lookup(x.getOperand());
     if (!s || s->kind != FormKind::Vec || !s->row)

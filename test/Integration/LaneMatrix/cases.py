@@ -72,7 +72,8 @@ class Builder:
             oob=False):
         # quant none (16-bit) follows per_tensor's regimes: one V scale per
         # tile (none), the same page ids; named "none-...".
-        r = regimes.regime(self.chip, page, "per_tensor" if quant == "none" else quant)
+        r = regimes.regime(self.chip, page, "per_tensor" if quant == "none" else quant,
+                           soft_cap="--soft-cap" in extra)
         if quant == "none":
             r = dict(r, name=r["name"].replace("per-tensor", "none"))
         kvs = [int(x) for x in str(kv).split(",")]
@@ -280,11 +281,10 @@ def verify(fmha_compile, cases):
                 mlir = open(out + ".mlir").read()
                 cfg = regimes.config_of(mlir)
                 k = cfg["k_step"]
-                scaled = cfg["vd_route"] == "scaled_p"
                 if k != r["k_step"]:
                     why = f"k_step {k}, regime says {r['k_step']}"
-                elif scaled != (r["vd_route"] == "scaled_p"):
-                    why = f"scaled_p {scaled}, regime says {r['vd_route']}"
+                elif regimes.route_of(cfg["vd_route"]) != regimes.route_of(r["vd_route"]):
+                    why = f"vd_route {cfg['vd_route']}, regime says {r['vd_route']}"
             bad += bool(why)
             print(f"{'ok  ' if not why else 'FAIL'} {chip}\t{name}\t{why}")
     print(f"{len(cases) - bad} compile, {bad} fail")

@@ -22,6 +22,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases  # noqa: E402
 
+regimes = cases.regimes
+
 OOB = "lane emulator: out-of-bounds memory access"
 
 
@@ -51,10 +53,10 @@ def main():
             rows.append(f"{'OOB ' if ok else 'FAIL'} {name:55s} (known) {why}")
             continue
         ok = p.returncode == 0 and r is not None and r.get("pass")
-        # The kernel must have taken the regime's V-descale route (the kernel
-        # states scaled_p; every other route reads as page_groups).
-        scaled = r is not None and r.get("lanes", {}).get("vd_route") == "scaled_p"
-        if ok and scaled != (regime["vd_route"] == "scaled_p"):
+        # The kernel must have taken the regime's V-descale route (scaled_p
+        # and exp2_bias by name; the others read as page_groups).
+        route = r.get("lanes", {}).get("vd_route", "?") if r is not None else "?"
+        if ok and regimes.route_of(route) != regimes.route_of(regime["vd_route"]):
             ok = False
         if not ok:
             failed += 1

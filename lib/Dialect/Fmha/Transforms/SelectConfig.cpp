@@ -84,6 +84,25 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
          static_cast<int64_t>(op.getPageSize()) % cfg.getKStep() == 0;
 }
 
+/// AMDGPU, per-key vd and no soft cap: exp2_bias (docs/FOLDS.md) unless the
+/// tile holds at most two pages and they fit page_groups (page 64 at
+/// block_n 128: one group of 32 v_pk_fma a tile beside the first page's,
+/// which accumulates into o; exp2_bias costs more there until the lane
+/// lowering groups its per-key bias and weights by page). At page 16
+/// (gfx942) it replaces 7 of 8 page groups' 32 v_pk_fma: 879 -> 689 loop
+/// instructions, 1337 -> 1124 modelled cycles (bench/NOTES.md); where
+/// scaled_p was taken it is also the more accurate route (unittests/
+/// Reference/EmulateTest.cpp). NVIDIA keeps its routes until the H200 has
+/// run it.
+bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
+  const ChipInfo *chip = findChip(cfg.getChip());
+  if (!chip || chip->vendor != ChipVendor::AMDGPU || op.getSoftCap() ||
+      op.getRuntimeSoftCap())
+    return false;
+  bool twoPagesOrFewer = cfg.getBlockN() <= 2 * static_cast<int64_t>(op.getPageSize());
+  return !(cfg.getKStep() > 0 && pageGroupsFit(op, cfg) && twoPagesOrFewer);
+}
+
 int64_t pageGroupSteps(BatchPrefillOp op, ConfigAttr cfg) {
   return std::min(cfg.getBlockN() / cfg.getKStep(),
                   static_cast<int64_t>(op.getPageSize()) / cfg.getKStep());
@@ -118,6 +137,8 @@ ConfigAttr mlir::fmha::completeConfig(BatchPrefillOp op, ConfigAttr cfg) {
       route = VdRoute::Scalar;
     else if (isHost(cfg))
       route = VdRoute::PerKey;
+    else if (exp2BiasFirst(op, cfg))
+      route = VdRoute::Exp2Bias;
     else if (cfg.getKStep() > 0 && pageGroupsFit(op, cfg) && !getenv("FMHA_SCALED_P"))
       route = VdRoute::PageGroups;
     else
@@ -225,14 +246,18 @@ LogicalResult mlir::fmha::verifyDecisions(BatchPrefillOp op, ConfigAttr cfg) {
            << "config vd_route = " << stringifyVdRoute(route) << " but "
            << (perKey ? "the V descale differs between keys of a tile "
                         "(kv_blockscale, pages that do not hold a whole tile): "
-                        "page_groups or scaled_p"
+                        "page_groups, scaled_p or exp2_bias"
                       : "the V descale is one per tile: scalar");
+  if (route == VdRoute::Exp2Bias && (op.getSoftCap() || op.getRuntimeSoftCap()))
+    return op.emitOpError()
+           << "config vd_route = exp2_bias takes no soft cap (the bias joins "
+              "the exp2 argument outside the cap's tanh)";
   if (perKey && (route == VdRoute::PerKey) != isHost(cfg))
     return op.emitOpError()
            << "config vd_route = " << stringifyVdRoute(route) << " but "
            << (isHost(cfg) ? "the host lowering scales each key: per_key"
-                           : "the GPU lowering's per-key routes are page_groups "
-                             "and scaled_p");
+                           : "the GPU lowering's per-key routes are page_groups, "
+                             "scaled_p and exp2_bias");
   if (route == VdRoute::PageGroups) {
     if (!pageGroupsFit(op, cfg))
       return op.emitOpError()

@@ -2,9 +2,10 @@
 // Hand-written configs (a tuner's): the decisions they leave out are taken,
 // the ones they state are kept when they fit (gfx942, block_n 128, k_step 16).
 
-// A tuner's config without the decisions: they are taken for it.
+// A tuner's config without the decisions: they are taken for it (page 32:
+// four pages a tile, exp2_bias).
 // CHECK-LABEL: func @hand_config_completed
-// CHECK: shift = 7, page_regime = whole_pages, vd_route = page_groups, pv_group = 2>
+// CHECK: shift = 7, page_regime = whole_pages, vd_route = exp2_bias>
 func.func @hand_config_completed(
     %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x32x2x128xf8E4M3FNUZ>, %v: memref<?x32x2x128xf8E4M3FNUZ>,
     %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,

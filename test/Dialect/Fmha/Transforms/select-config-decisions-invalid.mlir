@@ -28,7 +28,7 @@ func.func @bad_scalar_route(
     %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x16x2x128xf8E4M3FNUZ>, %v: memref<?x16x2x128xf8E4M3FNUZ>,
     %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,
     %qd: memref<1xf32>, %kd: memref<?x2xf32>, %vd: memref<?x2xf32>, %o: memref<?x8x128xf32>) {
-  // expected-error @+1 {{config vd_route = scalar but the V descale differs between keys of a tile (kv_blockscale, pages that do not hold a whole tile): page_groups or scaled_p}}
+  // expected-error @+1 {{config vd_route = scalar but the V descale differs between keys of a tile (kv_blockscale, pages that do not hold a whole tile): page_groups, scaled_p or exp2_bias}}
   fmha.batch_prefill q(%q : memref<?x8x128xf8E4M3FNUZ>)
       k(%k : memref<?x16x2x128xf8E4M3FNUZ>) v(%v : memref<?x16x2x128xf8E4M3FNUZ>)
       qo_indptr(%qo : memref<?xi32>) block_table(%bt : memref<?x?xi32>)
@@ -182,7 +182,7 @@ func.func @bad_gpu_per_key(
     %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x16x2x128xf8E4M3FNUZ>, %v: memref<?x16x2x128xf8E4M3FNUZ>,
     %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,
     %qd: memref<1xf32>, %kd: memref<?x2xf32>, %vd: memref<?x2xf32>, %o: memref<?x8x128xf32>) {
-  // expected-error @+1 {{config vd_route = per_key but the GPU lowering's per-key routes are page_groups and scaled_p}}
+  // expected-error @+1 {{config vd_route = per_key but the GPU lowering's per-key routes are page_groups, scaled_p and exp2_bias}}
   fmha.batch_prefill q(%q : memref<?x8x128xf8E4M3FNUZ>)
       k(%k : memref<?x16x2x128xf8E4M3FNUZ>) v(%v : memref<?x16x2x128xf8E4M3FNUZ>)
       qo_indptr(%qo : memref<?xi32>) block_table(%bt : memref<?x?xi32>)
@@ -218,5 +218,29 @@ func.func @per_tile_fp8_q(
        config = #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16,
                              warps = 4, wave_size = 64, mma_m = 32, mma_n = 32,
                              p_type = f8E4M3FNUZ, shift = 7, q_scale = per_tile>}
+  return
+}
+
+// -----
+
+// exp2_bias adds log2(vd) to the exp2 argument, which a soft cap's tanh
+// would have to take inside: a stated exp2_bias with a cap is refused.
+func.func @bad_exp2_bias_soft_cap(
+    %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x16x2x128xf8E4M3FNUZ>, %v: memref<?x16x2x128xf8E4M3FNUZ>,
+    %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,
+    %qd: memref<1xf32>, %kd: memref<?x2xf32>, %vd: memref<?x2xf32>, %o: memref<?x8x128xf32>) {
+  // expected-error @+1 {{config vd_route = exp2_bias takes no soft cap (the bias joins the exp2 argument outside the cap's tanh)}}
+  fmha.batch_prefill q(%q : memref<?x8x128xf8E4M3FNUZ>)
+      k(%k : memref<?x16x2x128xf8E4M3FNUZ>) v(%v : memref<?x16x2x128xf8E4M3FNUZ>)
+      qo_indptr(%qo : memref<?xi32>) block_table(%bt : memref<?x?xi32>)
+      kv_seqlen(%sl : memref<?xi32>) q_descale(%qd : memref<1xf32>)
+      k_descale(%kd : memref<?x2xf32>) v_descale(%vd : memref<?x2xf32>)
+      out(%o : memref<?x8x128xf32>)
+      {quant = #fmha.quant<kv_blockscale>, mask = #fmha.mask<causal>,
+       page_table = #fmha.page_table<block_table>, kv_layout = #fmha.kv_layout<nhd>,
+       page_size = 16 : i64, soft_cap = 5.0 : f32,
+       config = #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16,
+                             warps = 4, wave_size = 64, mma_m = 32, mma_n = 32,
+                             p_type = f8E4M3FNUZ, shift = 7, vd_route = exp2_bias>}
   return
 }

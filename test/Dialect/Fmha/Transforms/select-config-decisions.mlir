@@ -11,8 +11,9 @@
 // for gfx942 (block_n 128, k_step 16), each by its rule:
 // page_regime one_page when P % 128 == 0, whole_pages when 128 % P == 0,
 // else unaligned; vd_route scalar unless kv_blockscale off one_page, then
-// page_groups when whole_pages and P % 16 == 0 (pv_group = min(128, P) / 16),
-// else scaled_p.
+// on AMDGPU without a soft cap exp2_bias unless page_groups fits with at most
+// two pages a tile (page 64: page_groups, pv_group = min(128, P) / 16);
+// else page_groups when whole_pages and P % 16 == 0, else scaled_p.
 
 // CHECK-LABEL: func @one_page_1024
 // CHECK: shift = 7, page_regime = one_page, vd_route = scalar>
@@ -69,7 +70,7 @@ func.func @page_groups_64(
 }
 
 // CHECK-LABEL: func @scaled_p_8
-// CHECK: shift = 7, page_regime = whole_pages, vd_route = scaled_p>
+// CHECK: shift = 7, page_regime = whole_pages, vd_route = exp2_bias>
 func.func @scaled_p_8(
     %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x8x2x128xf8E4M3FNUZ>, %v: memref<?x8x2x128xf8E4M3FNUZ>,
     %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,
@@ -87,7 +88,7 @@ func.func @scaled_p_8(
 }
 
 // CHECK-LABEL: func @scaled_p_unaligned_48
-// CHECK: shift = 7, page_regime = unaligned, vd_route = scaled_p>
+// CHECK: shift = 7, page_regime = unaligned, vd_route = exp2_bias>
 func.func @scaled_p_unaligned_48(
     %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x48x2x128xf8E4M3FNUZ>, %v: memref<?x48x2x128xf8E4M3FNUZ>,
     %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,
@@ -105,7 +106,7 @@ func.func @scaled_p_unaligned_48(
 }
 
 // CHECK-LABEL: func @scaled_p_unaligned_192
-// CHECK: shift = 7, page_regime = unaligned, vd_route = scaled_p>
+// CHECK: shift = 7, page_regime = unaligned, vd_route = exp2_bias>
 func.func @scaled_p_unaligned_192(
     %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x192x2x128xf8E4M3FNUZ>, %v: memref<?x192x2x128xf8E4M3FNUZ>,
     %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,

@@ -3,7 +3,7 @@
 // The tile sizes and MMA atom follow the chip; P type and SHIFT follow the
 // cache's fp8 family (FNUZ: e4m3fnuz, 7).
 // GFX942-LABEL: func @config_kv_blockscale_f8fnuz
-// GFX942: config = #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16, warps = 4, wave_size = 64, mma_m = 32, mma_n = 32, p_type = f8E4M3FNUZ, shift = 7, page_regime = whole_pages, vd_route = page_groups, pv_group = 1>
+// GFX942: config = #fmha.config<chip = "gfx942", block_m = 128, block_n = 128, k_step = 16, warps = 4, wave_size = 64, mma_m = 32, mma_n = 32, p_type = f8E4M3FNUZ, shift = 7, page_regime = whole_pages, vd_route = exp2_bias>
 // HOST-LABEL: func @config_kv_blockscale_f8fnuz
 // HOST: config = #fmha.config<chip = "host", block_m = 16, block_n = 32, k_step = 1, warps = 1, wave_size = 1, mma_m = 1, mma_n = 1, p_type = f8E4M3FNUZ, shift = 7, page_regime = whole_pages, vd_route = per_key>
 func.func @config_kv_blockscale_f8fnuz(

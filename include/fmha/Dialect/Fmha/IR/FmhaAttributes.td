@@ -90,7 +90,8 @@ def Fmha_VdRoute : Fmha_I32Enum<"VdRoute", "how V descales reach P x V", [
   I32EnumAttrCase<"Scalar", 1, "scalar">,
   I32EnumAttrCase<"PageGroups", 2, "page_groups">,
   I32EnumAttrCase<"ScaledP", 3, "scaled_p">,
-  I32EnumAttrCase<"PerKey", 4, "per_key">
+  I32EnumAttrCase<"PerKey", 4, "per_key">,
+  I32EnumAttrCase<"Exp2Bias", 5, "exp2_bias">
 ]>;
 def Fmha_QScale : Fmha_I32Enum<"QScale", "how Q reaches the Q K^T product", [
   I32EnumAttrCase<"AsStored", 0, "as_stored">,
@@ -125,7 +126,7 @@ def Fmha_ConfigAttr : AttrDef<Fmha_Dialect, "Config"> {
     | p_type | element type P is cast to before P.V |
     | shift | SHIFT of the exp2 trick: 2^SHIFT stays below p_type's max |
     | page_regime | one_page (P % block_n == 0: a tile lies in one page, one page id per tile), whole_pages (block_n % P == 0: a tile is whole pages, per-key ids, tiles on page boundaries), unaligned (neither) |
-    | vd_route | scalar (one V descale per tile, or per tensor, or none); per-key V descales on a GPU: page_groups (the MMA steps of one page accumulate apart, scaled once by the page's vd) or scaled_p (p scaled by vd_j / r before the fp8 cast); on the host: per_key (each key's cast p times its vd) |
+    | vd_route | scalar (one V descale per tile, or per tensor, or none); per-key V descales on a GPU: page_groups (the MMA steps of one page accumulate apart, scaled once by the page's vd) or scaled_p (p scaled by vd_j / r before the fp8 cast) or exp2_bias (log2(vd_j) added to the exp2 argument, one P V chain, the row sum divided by vd: docs/FOLDS.md; only when a config states it); on the host: per_key (each key's cast p times its vd) |
     | pv_group | k steps per page group (page_groups only, else 0) |
     | q_scale | as_stored (Q enters the product as it is stored; left out when printed) or per_tile (a 16-bit Q with an fp8 cache on a GPU: each Q tile quantized to the cache's fp8 type with one descale, `fmha.quantize_tile`, folded into sigma) |
 

@@ -466,4 +466,23 @@ def FmhaOverlapScoreMma : Pass<"fmha-overlap-score-mma"> {
   }];
 }
 
+
+def FmhaFoldVdExp2 : Pass<"fmha-fold-vd-exp2"> {
+  let summary = "The exp2_bias V-descale route: per-key vd into the exp2 argument";
+  let description = [{
+    In each KV loop of a grid whose config states `vd_route = exp2_bias`
+    (docs/FOLDS.md, "vd in the exp2 argument"), where P x V scales its keys
+    by a per-key vd (`k_scale`): with lb = log2(vd) / c, c the scalar the
+    scores S' are multiplied by before the exp2, the row max and the exp2
+    argument take S' + lb (p = exp2((S' + lb) c - off) = vd exp2(S' c -
+    off)), the row sum takes p / vd, and P x V loses its `k_scale`: one
+    product over the whole tile with no vd after it. The running max is
+    then that of S' + lb; o and l keep their recurrences and the epilogue
+    its o / l. Run after fmha-fold-exp2-shift and before
+    fmha-fold-vd-rescale (which then finds no per-key vd). A loop of
+    another shape, or a grid with another route, is left alone.
+  }];
+  let dependentDialects = ["::mlir::math::MathDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,117 @@
+//===- FoldVdExp2.cpp - fmha-fold-vd-exp2 ---------------------------------===//
+//
+// The exp2_bias V-descale route (docs/FOLDS.md, "vd in the exp2
+// argument"): where P x V scales its keys by a per-key vd (k_scale), the
+// vd moves into the softmax instead. With lb = log2(vd) / c (c the folded
+// sigma, so lb is in the units of the scores S'), the row max and the exp2
+// argument take y = S' + lb, so p = exp2(y c - off) carries each key's vd;
+// the row sum takes p / vd; P x V drops its k_scale. The rule is on the
+// pass (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+#include "KVLoop.h"
+
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Dominance.h"
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_FMHAFOLDVDEXP2
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// The parts of one KV loop's softmax and P x V that the fold rewrites.
+struct Plan {
+  TileMmaOp pv;               // P x V with k_scale = vd (per key)
+  math::Exp2Op exp;           // p = exp2(S' * c - off)
+  arith::MulFOp scaled;       // S' * c
+  Value scores, c;            // S', the scalar c
+  vector::MultiDimReductionOp rowMax, rowSum;
+};
+
+FailureOr<Plan> plan(scf::ForOp loop) {
+  Plan p;
+  p.pv = kvloop::findInBody<TileMmaOp>(
+      loop, [](TileMmaOp m) { return !m.getTransposeRhs() && m.getKScale(); });
+  if (!p.pv || !isa<VectorType>(p.pv.getKScale().getType()))
+    return failure();
+  auto trunc = p.pv.getLhs().getDefiningOp<arith::TruncFOp>();
+  p.exp = trunc ? trunc.getIn().getDefiningOp<math::Exp2Op>() : math::Exp2Op();
+  auto sub = p.exp ? p.exp.getOperand().getDefiningOp<arith::SubFOp>() : arith::SubFOp();
+  p.scaled = sub ? sub.getLhs().getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!p.scaled)
+    return failure();
+  for (auto [s, c] : {std::pair{p.scaled.getLhs(), p.scaled.getRhs()},
+                      std::pair{p.scaled.getRhs(), p.scaled.getLhs()}})
+    if (Value cs = kvloop::splatScalar(c); cs && cs.getType().isF32()) {
+      p.scores = s;
+      p.c = cs;
+    }
+  if (!p.scores)
+    return failure();
+  for (Operation *u : p.scores.getUsers())
+    if (auto r = dyn_cast<vector::MultiDimReductionOp>(u);
+        r && r.getKind() == vector::CombiningKind::MAXIMUMF)
+      p.rowMax = r;
+  for (Operation *u : p.exp->getUsers())
+    if (auto r = dyn_cast<vector::MultiDimReductionOp>(u);
+        r && r.getKind() == vector::CombiningKind::ADD)
+      p.rowSum = r;
+  if (!p.rowMax || !p.rowSum)
+    return failure();
+  DominanceInfo dom(loop);
+  if (!dom.properlyDominates(p.pv.getKScale(), p.rowMax) ||
+      !dom.properlyDominates(p.c, p.scaled))
+    return failure();
+  return p;
+}
+
+void fold(Plan &p) {
+  OpBuilder b(p.rowMax);
+  Location loc = p.rowMax.getLoc();
+  auto tileT = cast<VectorType>(p.scores.getType());
+  Value vd = p.pv.getKScale();
+  auto vecT = cast<VectorType>(vd.getType());
+  // lb = log2(vd) * (1 / c), per key; y = S' + lb.
+  Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+  Value invC = arith::DivFOp::create(b, loc, one, p.c);
+  Value lb = arith::MulFOp::create(b, loc, math::Log2Op::create(b, loc, vd),
+                                   vector::BroadcastOp::create(b, loc, vecT, invC));
+  Value y = arith::AddFOp::create(b, loc, p.scores,
+                                  vector::BroadcastOp::create(b, loc, tileT, lb));
+  p.rowMax.getSourceMutable().assign(y);
+  (p.scaled.getLhs() == p.scores ? p.scaled.getLhsMutable() : p.scaled.getRhsMutable())
+      .assign(y);
+  // The row sum of p / vd (in f32, before the cast).
+  b.setInsertionPoint(p.rowSum);
+  Value inv = arith::DivFOp::create(
+      b, loc, vector::BroadcastOp::create(b, loc, vecT, one), vd);
+  Value pw = arith::MulFOp::create(b, loc, p.exp.getResult(),
+                                   vector::BroadcastOp::create(b, loc, tileT, inv));
+  p.rowSum.getSourceMutable().assign(pw);
+  p.pv.getKScaleMutable().clear();
+}
+
+struct FmhaFoldVdExp2Pass
+    : public fmha::impl::FmhaFoldVdExp2Base<FmhaFoldVdExp2Pass> {
+  void runOnOperation() override {
+    getOperation()->walk([](Operation *grid) {
+      auto cfg = grid->getAttrOfType<ConfigAttr>(kGridConfigAttr);
+      if (!cfg || cfg.getVdRoute() != VdRoute::Exp2Bias)
+        return;
+      for (scf::ForOp loop : kvloop::collect(grid))
+        if (FailureOr<Plan> p = plan(loop); succeeded(p))
+          fold(*p);
+    });
+  }
+};
+
+} // namespace
