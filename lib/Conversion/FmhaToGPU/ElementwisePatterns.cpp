@@ -430,27 +430,37 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
   }
 };
 
+/// A unary math op on every value of its operand (tile parts, row and
+/// column vectors) by `fn`, the chip's one-instruction form.
+template <typename OpT>
+LogicalResult perValue(OpT op, ValueRange operand, const LaneContext &lc,
+                       ConversionPatternRewriter &rw,
+                       Value (TargetInfo::*fn)(OpBuilder &, Location, Value) const) {
+  ImplicitLocOpBuilder b(op.getLoc(), rw);
+  auto one = [&](Value x) { return (lc.ti.*fn)(b, b.getLoc(), x); };
+  auto perElem = [&](Value vec) {
+    auto t = cast<VectorType>(vec.getType());
+    SmallVector<Value> e;
+    for (int64_t i = 0; i < t.getNumElements(); ++i)
+      e.push_back(one(vector::ExtractOp::create(b, vec, i)));
+    return Value(vector::FromElementsOp::create(b, t, e));
+  };
+  LaneValues in = lc.unpack(op.getOperand(), operand), out;
+  for (Value p : in.parts)
+    out.parts.push_back(perElem(p));
+  for (Value s : in.row)
+    out.row.push_back(one(s));
+  for (Value p : in.col)
+    out.col.push_back(perElem(p));
+  replace(rw, lc, op, out);
+  return success();
+}
+
 struct Exp2Pattern : LanePattern<math::Exp2Op> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(math::Exp2Op op, OneToNOpAdaptor a,
                                 ConversionPatternRewriter &rw) const override {
-    ImplicitLocOpBuilder b(op.getLoc(), rw);
-    auto perElem = [&](Value vec) {
-      auto t = cast<VectorType>(vec.getType());
-      SmallVector<Value> e;
-      for (int64_t i = 0; i < t.getNumElements(); ++i)
-        e.push_back(lc.ti.exp2(b, b.getLoc(), vector::ExtractOp::create(b, vec, i)));
-      return Value(vector::FromElementsOp::create(b, t, e));
-    };
-    LaneValues in = lc.unpack(op.getOperand(), a.getOperand()), out;
-    for (Value p : in.parts)
-      out.parts.push_back(perElem(p));
-    for (Value s : in.row)
-      out.row.push_back(lc.ti.exp2(b, b.getLoc(), s));
-    for (Value p : in.col)
-      out.col.push_back(perElem(p));
-    replace(rw, lc, op, out);
-    return success();
+    return perValue(op, a.getOperand(), lc, rw, &TargetInfo::exp2);
   }
 };
 
@@ -460,21 +470,7 @@ struct Log2Pattern : LanePattern<math::Log2Op> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(math::Log2Op op, OneToNOpAdaptor a,
                                 ConversionPatternRewriter &rw) const override {
-    ImplicitLocOpBuilder b(op.getLoc(), rw);
-    auto perElem = [&](Value vec) {
-      auto t = cast<VectorType>(vec.getType());
-      SmallVector<Value> e;
-      for (int64_t i = 0; i < t.getNumElements(); ++i)
-        e.push_back(lc.ti.log2(b, b.getLoc(), vector::ExtractOp::create(b, vec, i)));
-      return Value(vector::FromElementsOp::create(b, t, e));
-    };
-    LaneValues in = lc.unpack(op.getOperand(), a.getOperand()), out;
-    for (Value s : in.row)
-      out.row.push_back(lc.ti.log2(b, b.getLoc(), s));
-    for (Value p : in.col)
-      out.col.push_back(perElem(p));
-    replace(rw, lc, op, out);
-    return success();
+    return perValue(op, a.getOperand(), lc, rw, &TargetInfo::log2);
   }
 };
 
