@@ -102,8 +102,12 @@ struct BroadcastPattern : LanePattern<vector::BroadcastOp> {
 /// A lane part of S' = S * kd with kd per key as the gathered descales give
 /// it: `arith.mulf %x, %k` with %k a `vector.from_elements` of loaded f32
 /// scalars (one scalar a page group, wave-uniform on tiles of whole pages).
-/// Returns x and the scalars, or nothing.
-std::optional<std::pair<Value, SmallVector<Value>>> descaledPart(Value part) {
+/// Returns x, the descale vector and its scalars, or nothing.
+struct DescaledPart {
+  Value x, k;
+  SmallVector<Value> ks;
+};
+std::optional<DescaledPart> descaledPart(Value part) {
   auto mul = part.getDefiningOp<arith::MulFOp>();
   if (!mul || !isa<VectorType>(part.getType()))
     return std::nullopt;
@@ -113,7 +117,7 @@ std::optional<std::pair<Value, SmallVector<Value>>> descaledPart(Value part) {
           return e.getDefiningOp<memref::LoadOp>() != nullptr;
         }))
       continue;
-    return std::make_pair(mul->getOperand(side), SmallVector<Value>(k.getElements()));
+    return DescaledPart{mul->getOperand(side), k, SmallVector<Value>(k.getElements())};
   }
   return std::nullopt;
 }
@@ -230,17 +234,15 @@ struct ElementwisePattern : public ConversionPattern {
                             fill.isInfinity() && fill.isNegative();
         for (size_t j = 0; j < tv.size(); ++j) {
           Value m = lc.maskOfAtom(b, c, j);
-          std::optional<std::pair<Value, SmallVector<Value>>> d;
+          std::optional<DescaledPart> d;
           if (keepDescaled)
             d = descaledPart(tv[j]);
           if (d) {
-            Value k = tv[j].getDefiningOp<arith::MulFOp>()->getOperand(
-                tv[j].getDefiningOp<arith::MulFOp>().getLhs() == d->first ? 1 : 0);
             // contract, as the full tile's S * kd (build): an add after it
             // (exp2_bias's + log2(vd) / c) fuses alike in both loops.
-            Value x = arith::SelectOp::create(b, m, d->first, fv[j]);
+            Value x = arith::SelectOp::create(b, m, d->x, fv[j]);
             out.parts.push_back(
-                arith::MulFOp::create(b, x, k, arith::FastMathFlags::contract));
+                arith::MulFOp::create(b, x, d->k, arith::FastMathFlags::contract));
           } else {
             out.parts.push_back(arith::SelectOp::create(b, m, tv[j], fv[j]));
           }
@@ -272,7 +274,7 @@ struct ElementwisePattern : public ConversionPattern {
           Value c = isVector2D(other) ? lc.splatScalar(b, other, remap) : operands[1 - si][0];
           DenseMap<Value, Value> scaled;
           for (Value p : parts[si]) {
-            auto [x, ks] = *descaledPart(p);
+            auto [x, k, ks] = *descaledPart(p);
             SmallVector<Value> kc;
             for (Value k : ks) {
               Value &v = scaled[k];
@@ -386,7 +388,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
       SmallVector<Value> keys;                       // distinct descales, in order
       DenseMap<Value, SmallVector<Value>> byKey;     // descale -> its S values
       for (Value part : src.parts) {
-        std::optional<std::pair<Value, SmallVector<Value>>> d;
+        std::optional<DescaledPart> d;
         if (grouped)
           d = descaledPart(part);
         for (int64_t r = 0; r < lc.layout.accPerLane(); ++r) {
@@ -396,10 +398,10 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
             xs.push_back(vector::ExtractOp::create(b, part, r));
             continue;
           }
-          Value k = d->second[r];
+          Value k = d->ks[r];
           if (!byKey.count(k))
             keys.push_back(k);
-          byKey[k].push_back(vector::ExtractOp::create(b, d->first, r));
+          byKey[k].push_back(vector::ExtractOp::create(b, d->x, r));
         }
       }
       for (Value k : keys)

@@ -429,12 +429,9 @@ struct KVTileSource {
   /// The tile's bounded view of its rows, or null.
   Value view;
   /// For per-token ids, the bounded view of the rows from key `first` to
-  /// the end of its page (the page of key `idKey`; page `page` of the tile
-  /// when that is known at compile time, else null), of which a wave reads
-  /// `waveRows`; null when the chip has no bounded views.
-  std::function<Value(int64_t waveRows, Value first, Value idKey,
-                      std::optional<int64_t> page)>
-      waveView;
+  /// the end of its page (page `page` of the tile when that is known at
+  /// compile time, else null); null when the chip has no bounded views.
+  std::function<Value(Value first, std::optional<int64_t> page)> waveView;
   /// The tile's first key, and the cache's page size (for waveView).
   Value start;
   int64_t pageSize = 0;
@@ -577,7 +574,7 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
         if (!pv) {
           Value pageKey =
               arith::AddIOp::create(b, start, laneConstI32(b, *page * src.pageSize));
-          pv = src.waveView(waveRows, pageKey, pageKey, page);
+          pv = src.waveView(pageKey, page);
         }
         view = pv;
         inView = arith::AddIOp::create(
@@ -586,7 +583,7 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
       } else {
         // Else from the wave's own first key (its page id read there).
         Value first = arith::AddIOp::create(b, start, waveOff);
-        view = src.waveView(waveRows, first, first, std::nullopt);
+        view = src.waveView(first, std::nullopt);
         inView = laneRow;
       }
     }
@@ -830,18 +827,16 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     src.view = rows;
     if (ids && lc.ti.hasBoundedViews() &&
         lc.cfg.getPageRegime() == PageRegime::WholePages)
-      src.waveView = [&, ids](int64_t, Value first, Value idKey,
-                              std::optional<int64_t> page) -> Value {
-        // idKey <= first is a key of that page: the sequence owns the page
-        // when idKey < len (rows past len read zero through the view, so a
-        // page past the end may take any page of the sequence: the tile's
-        // ids clamp to the last).
+      src.waveView = [&, ids](Value first, std::optional<int64_t> page) -> Value {
+        // The sequence owns first's page when first < len (rows past len
+        // read zero through the view, so a page past the end may take any
+        // page of the sequence: the tile's ids clamp to the last).
         Value id;
         if (page) {
           id = tilePageId(b, lc, *ids, *page);
         } else {
-          Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idKey, len);
-          id = pageIdOfKey(b, ids->pages, pageSize, idKey, valid);
+          Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, len);
+          id = pageIdOfKey(b, ids->pages, pageSize, first, valid);
         }
         return this->tileRowsView(b, cache, cacheT, nhd, pageSize, id, head, first, len,
                             op.getInBounds());
