@@ -361,11 +361,14 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   // The chip's 1-ulp reciprocal for every f32 division of the kernel (per
   // tile: the V-descale ratio vd_prev / vd, the scaled_p row scale; once:
   // o / l), instead of IEEE division.
-  if (ti.fastReciprocal())
-    kernel->walk([&](arith::DivFOp d) {
-      if (getElementTypeOrSelf(d.getType()).isF32())
-        d.setFastmath(d.getFastmath() | arith::FastMathFlags::arcp |
-                      arith::FastMathFlags::afn);
-    });
+  // Divisions a pattern marked kIeeeDivisionAttr stay IEEE (the 16-bit Q's
+  // quantization scale).
+  kernel->walk([&](arith::DivFOp d) {
+    if (d->removeAttr(kIeeeDivisionAttr))
+      return;
+    if (ti.fastReciprocal() && getElementTypeOrSelf(d.getType()).isF32())
+      d.setFastmath(d.getFastmath() | arith::FastMathFlags::arcp |
+                    arith::FastMathFlags::afn);
+  });
   return success();
 }

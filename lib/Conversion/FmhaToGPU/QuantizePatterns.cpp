@@ -83,8 +83,17 @@ struct QuantizeTilePattern : LanePattern<QuantizeTileOp> {
     double largest = llvm::APFloat::getLargest(cast<FloatType>(fp8).getFloatSemantics())
                          .convertToDouble();
     Value m = arith::ConstantOp::create(b, b.getF32FloatAttr(static_cast<float>(largest)));
-    Value inv = arith::DivFOp::create(b, m, amax);
-    Value descale = arith::DivFOp::create(b, amax, m);
+    // Correctly rounded (SPEC section 4: q8 = fp8(q (M / amax)), RNE): the
+    // kernel-wide approximate reciprocal (TargetInfo::fastReciprocal) would
+    // move M / amax by an ulp and with it every product that lands on an
+    // fp8 rounding tie (a bf16 q has 8 significant bits, so ties occur).
+    auto exactDiv = [&](Value x, Value y) {
+      auto d = arith::DivFOp::create(b, x, y);
+      d->setAttr(kIeeeDivisionAttr, b.getUnitAttr());
+      return d.getResult();
+    };
+    Value inv = exactDiv(m, amax);
+    Value descale = exactDiv(amax, m);
 
     LaneValues out;
     for (SmallVector<Value> &e : elems) {

@@ -27,6 +27,12 @@
 namespace mlir {
 namespace fmha {
 
+/// A unit attribute a pattern puts on an arith.divf that must stay IEEE
+/// (correctly rounded); convert-fmha-to-gpu removes it after the patterns,
+/// where every other f32 division takes the chip's fast reciprocal
+/// (TargetInfo::fastReciprocal).
+inline constexpr llvm::StringLiteral kIeeeDivisionAttr = "fmha.ieee_division";
+
 /// The base of every lane pattern: an OpConversionPattern that reads the
 /// kernel's LaneContext.
 template <typename Op>
