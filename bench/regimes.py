@@ -47,12 +47,14 @@ CHIPS = {
 }
 
 
-def k_step(chip, page, quant):
+def k_step(chip, page, quant, soft_cap=False):
     """SelectConfig.cpp selectConfig: gfx950 takes its K=16 MFMA for
-    kv_blockscale pages smaller than the tile and not a multiple of 64."""
+    kv_blockscale pages smaller than the tile and not a multiple of 64 unless
+    the route is exp2_bias (vd in P: a K=64 step may span pages), i.e. with
+    a soft cap."""
     c = CHIPS[chip]
     if (chip == "gfx950" and quant == "kv_blockscale" and page < c["block_n"]
-            and page % c["k_step"] != 0):
+            and page % c["k_step"] != 0 and soft_cap):
         return 16
     return c["k_step"]
 
@@ -167,7 +169,7 @@ AMDGPU = ("gfx942", "gfx950")
 
 def regime(chip, page, quant="kv_blockscale", soft_cap=False):
     c = CHIPS[chip]
-    bn, k = c["block_n"], k_step(chip, page, quant)
+    bn, k = c["block_n"], k_step(chip, page, quant, soft_cap)
     steps = bn // k
     r = dict(chip=chip, page=page, quant=quant, block_m=c["block_m"], block_n=bn,
              k_step=k, wave=c["wave"])

@@ -163,8 +163,13 @@ def build(chip):
     p8 = page_of(chip, "scaled-p-aligned", prefer=8)
     b.add(f"p{p8}-kv-page-plus-minus-1-bn-plus-1", p8, "7,9,3", f"{p8 - 1},{p8 + 1},{BN + 1}",
           table="block", layout="hnd", mask="window:-1,8")
-    if regimes.CHIPS[chip]["k_step"] == 32:  # page 16 is scaled_p only with k 32
-        b.add("p16-kv-page-plus-minus-1", 16, "15,17", "15,17", extra=("--out-dtype", "f16"))
+    # Pages 16 and 32 where they are not page groups: sm_90 / sm_90a (k 32:
+    # scaled_p) and gfx950 (exp2_bias at k 64, a P x V step over 4 and 2
+    # pages).
+    for q in (16, 32):
+        if q != p8 and regimes.regime(chip, q)["name"] == "scaled-p-aligned":
+            b.add(f"p{q}-kv-page-plus-minus-1", q, "15,17", f"{q - 1},{q + 1}",
+                  extra=("--out-dtype", "f16"))
     b.add("p48-kv-page-plus-minus-1", 48, "20,3,30", f"47,49,{BN + 1}", table="csr",
           layout="hnd")
     b.add("p96-kv-page-plus-minus-1", 96, "20,30", "95,97", mask="none", table="block",
@@ -191,6 +196,13 @@ def build(chip):
           extra=("--soft-cap", "2", "--data", "spread"))
     b.add("soft-cap-page-groups", pg, "33,20", f"{3 * pg},{BN + pg}", table="block",
           extra=("--soft-cap", "5"))
+    # Where the soft cap changes the k step (gfx950 page 16: page_groups on
+    # the K=16 MFMA, where exp2_bias keeps K=64), that regime and its fault.
+    if regimes.k_step(chip, 16, "kv_blockscale", soft_cap=True) != regimes.k_step(
+            chip, 16, "kv_blockscale"):
+        R = regimes.regime(chip, 16, soft_cap=True)["fault_r_max"]
+        b.add("soft-cap-p16-last-page-fault", 16, "1,3,20", f"1,{R},{32 + R}", fault=True,
+              extra=("--soft-cap", "5"))
     # The cap's value read at run time (runtime_scalars[3]) with the scale.
     b.add("runtime-soft-cap", 1024, "40,9", "300,70", heads="4/2", mask="none",
           extra=("--runtime-scalars", "--soft-cap", "3", "--sm-scale", "0.2",

@@ -298,19 +298,23 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   while (chip->isGPU() && blockN > 64 && blockN * rowBytes > chip->ldsBytesPerWorkgroup)
     blockN /= 2;
   MmaShape mma = fp8 ? chip->fp8Mma[0] : chip->mma16;
-  int64_t kStep = mma.k;
+  auto configWith = [&](int64_t kStep) {
+    return ConfigAttr::get(op.getContext(), chip->name, chip->blockM, blockN,
+                           kStep, chip->warps, chip->waveSize, mma.m, mma.n, p,
+                           shift, PageRegime::Unset, VdRoute::Unset, 0,
+                           QScale::AsStored);
+  };
+  auto cfg = configWith(mma.k);
   // A chip with a second fp8 MMA (gfx950's K=16), small pages with a V
-  // descale per page: the K=16 MFMA keeps each MMA inside one page (its K=64
-  // one would span several).
+  // descale per page: the K=16 MFMA keeps each P x V step inside one page
+  // (its K=64 one would span several), which the page_groups route needs.
+  // exp2_bias puts vd into P before the product, so a step may span pages
+  // and the K=64 MFMA stays (a quarter of the MFMAs at page 16).
   if (chip->fp8Mmas().size() > 1 && fp8 && op.getQuant() == QuantMode::KVBlockScale &&
       static_cast<int64_t>(op.getPageSize()) < blockN &&
-      static_cast<int64_t>(op.getPageSize()) % kStep != 0)
-    kStep = chip->fp8Mma[1].k;
-  auto cfg = ConfigAttr::get(op.getContext(), chip->name, chip->blockM,
-                             blockN, kStep, chip->warps,
-                             chip->waveSize, mma.m, mma.n, p, shift,
-                             PageRegime::Unset, VdRoute::Unset, 0,
-                             QScale::AsStored);
+      static_cast<int64_t>(op.getPageSize()) % mma.k != 0 &&
+      !exp2BiasFirst(op, cfg))
+    cfg = configWith(chip->fp8Mma[1].k);
   if (failed(verifyConfig(op, cfg)))
     return failure();
   return completeConfig(op, cfg);
