@@ -12,15 +12,15 @@ fmha_dev_runner() {
 }
 
 # Times every kernel of benchmark folder $1 (make_bench.py: bench.txt lines
-# NAME<TAB>page<TAB>mask<TAB>sk) with `fmha-cuda-run --no-check --repeat 30`
-# (3 warm-ups, CUDA events, L2 flushed), one JSON line per kernel with its
-# case, page, mask and sk in front, into $2.
+# NAME<TAB>page<TAB>mask<TAB>sk[<TAB>B<TAB>Sq]) with `fmha-cuda-run --no-check
+# --repeat 30` (3 warm-ups, CUDA events, L2 flushed), one JSON line per
+# kernel with its case, page, mask, sk, B and Sq in front, into $2.
 fmha_dev_time_folder() {
-  local bdir=$1 o=$2 name page mask sk
+  local bdir=$1 o=$2 name page mask sk nb sq
   : > "$o"
-  while IFS=$'\t' read -r name page mask sk; do
+  while IFS=$'\t' read -r name page mask sk nb sq; do
     timeout 120 "$runner" "$bdir/$name.json" --no-check --repeat 30 --json 2>/dev/null |
-      grep -m1 '^{' | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, /" >> "$o"
+      grep -m1 '^{' | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, \"b\": ${nb:-4}, \"sq\": ${sq:-512}, /" >> "$o"
   done < "$bdir/bench.txt"
 }
 
