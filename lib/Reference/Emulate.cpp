@@ -55,9 +55,9 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
   // (the route its config states; nothing is derived here).
   const bool scaledP = opt.vd_scaled_p;
   const bool vdBias = opt.vd_exp2_bias;
-  if (vdBias && (scaledP || opt.wgmma_fp8_promote))
+  if (vdBias && (scaledP || opt.vd_page_groups))
     throw std::invalid_argument(
-        "emulation: vd_exp2_bias takes neither vd_scaled_p nor wgmma_fp8_promote");
+        "emulation: vd_exp2_bias takes neither vd_scaled_p nor vd_page_groups");
   const int64_t totalQ = in.qo_indptr[B];
   const DType kvT = req.kv_dtype, pT = r.p_dtype;
   const size_t kvSz = dtypeSize(kvT);
@@ -195,13 +195,30 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
               for (int64_t j = 0; j < n; ++j) {
                 const float p = std::exp2(std::fma(sc, x[j], std::log2(vd[a + j]) - offY));
                 sumY += p * (1.0f / vd[a + j]);
-                const float pk = castP(p);
+                pc[j] = castP(p);
+              }
+              l = alphaY * l + sumY;
+              m = mNewY;
+              if (wp) {
+                // One P V chain over the tile's BN keys (vd is in P), from
+                // zero, added to o (masked keys and keys past the end: 0).
+                std::fill(pt.begin(), pt.end(), 0.0f);
+                std::copy(pc.begin(), pc.begin() + n, pt.begin() + (a - c0));
+                for (int64_t d = 0; d < Dv; ++d)
+                  o[d] += wgmmaChain(0, BN, wpPV, [&](int64_t k0, float acc) {
+                    const int64_t cnt = std::clamp<int64_t>(sk - (c0 + k0), 0, 32);
+                    return wgmmaFp8Step(acc, &pt[k0], r.p_dtype,
+                                        cnt ? &v[(c0 + k0) * Dv + d] : &pt[k0], Dv, kvT,
+                                        cnt);
+                  });
+                continue;
+              }
+              for (int64_t j = 0; j < n; ++j) {
+                const float pk = pc[j];
                 const float *vr = &v[(a + j) * Dv];
                 for (int64_t d = 0; d < Dv; ++d)
                   o[d] += pk * vr[d];
               }
-              l = alphaY * l + sumY;
-              m = mNewY;
               continue;
             }
             const float mNew = std::max(m, rowMax);
