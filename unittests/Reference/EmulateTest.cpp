@@ -418,14 +418,23 @@ TEST(Emulate, WgmmaFp8SumsCutSmallTerms) {
 // On the default request with spread data (K and V 2^u apart per page) the
 // wgmma sums move the output by more than f32 rounding yet stay inside the
 // oracle bar; bad options are refused.
-TEST(Emulate, WgmmaFp8SumsOnSpreadData) {
+/// Two sequences (Sq 64 and `q1` over Sk 700 and 300), 8/2 heads, spread
+/// data (K and V 2^u apart per page and KV head), at `page` (0: the
+/// default request's).
+static Request spreadRequest(int64_t page, int64_t q1) {
   Request r = defaultRequest(DType::F8E4M3FN);
+  if (page)
+    r.page_size = page;
   r.kv_lens = {700, 300};
-  r.qo_lens = {64, 32};
+  r.qo_lens = {64, q1};
   r.num_qo_heads = 8;
   r.num_kv_heads = 2;
   r.data = DataMode::Spread;
-  Inputs in = makeInputs(r);
+  return r;
+}
+
+TEST(Emulate, WgmmaFp8SumsOnSpreadData) {
+  Inputs in = makeInputs(spreadRequest(0, 32));
   EmulateOptions opt;
   opt.block_n = 128;
   EmulateResult exact = runEmulation(in, opt);
@@ -473,13 +482,7 @@ TEST(Emulate, WgmmaFp8PvPromoteSplitsTheChain) {
 // rounding, so the flag is not ignored.
 TEST(Emulate, Exp2BiasRouteForPerKeyVd) {
   for (int64_t P : {1, 16, 64}) {
-    Request r = defaultRequest(DType::F8E4M3FN);
-    r.page_size = P;
-    r.qo_lens = {64, 33};
-    r.kv_lens = {700, 300};
-    r.num_qo_heads = 8;
-    r.num_kv_heads = 2;
-    r.data = DataMode::Spread;
+    Request r = spreadRequest(P, 33);
     SCOPED_TRACE(r.str());
     Inputs in = makeInputs(r);
     EmulateOptions f32;
@@ -536,14 +539,7 @@ TEST(Emulate, Exp2BiasRouteForPerKeyVd) {
 // bench/NOTES.md; here 0.0029) and differs from it (the model is applied,
 // not ignored).
 TEST(Emulate, Exp2BiasWithWgmmaSums) {
-  Request r = defaultRequest(DType::F8E4M3FN);
-  r.page_size = 16;
-  r.qo_lens = {64, 33};
-  r.kv_lens = {700, 300};
-  r.num_qo_heads = 8;
-  r.num_kv_heads = 2;
-  r.data = DataMode::Spread;
-  Inputs in = makeInputs(r);
+  Inputs in = makeInputs(spreadRequest(16, 33));
   EmulateOptions exact;
   exact.block_n = 128;
   exact.block_m = 64;
