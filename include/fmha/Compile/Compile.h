@@ -37,7 +37,8 @@ struct CompileOptions {
   /// 1.15-1.39x on sm_90a and 1.00-1.06x on sm_90 on the H200 (bench/NOTES.md).
   bool pipeline = true;
   /// sm_90a with `pipeline`: fmha-overlap-score-mma (S = Q K^T started
-  /// before V's wait and transpose). Off by default: not yet measured.
+  /// before V's wait and transpose). Off by default: measured 5-11 % slower
+  /// on an H100 (bench/NOTES.md, 2026-12-05 fifth session).
   bool overlapScoreMma = false;
   /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
   unsigned linkSeconds = kDefaultLinkSeconds;
