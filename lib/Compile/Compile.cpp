@@ -277,8 +277,13 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   // Front half: the kernel at the gpu/amdgpu/rocdl level.
   // (the same builder the pipelines and the lane emulator use).
   PassManager front(&ctx);
-  buildFmhaToLaneKernelPipeline(front, opt.chip, opt.folds, opt.peel, opt.pipeline,
-                                opt.overlapScoreMma);
+  LaneKernelOptions lko;
+  lko.folds = opt.folds;
+  lko.peel = opt.peel;
+  lko.pipeline = opt.pipeline;
+  lko.overlapScoreMma = opt.overlapScoreMma;
+  lko.vdRoute = opt.vdRoute;
+  buildFmhaToLaneKernelPipeline(front, opt.chip, lko);
   if (failed(front.run(*module)))
     return failure();
 

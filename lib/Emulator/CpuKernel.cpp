@@ -189,6 +189,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   PassManager cfgPm(&ctx);
   FmhaSelectConfigOptions s;
   s.chip = impl->lanes ? t : "host";
+  s.vdRoute = opt.vdRoute;
   cfgPm.addPass(createFmhaSelectConfig(s));
   if (failed(cfgPm.run(*module))) {
     error = "invalid request: " + diag;
@@ -243,8 +244,12 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   } else {
     // The chip's kernel, as fmha-compile builds it.
     PassManager front(&ctx);
-    buildFmhaToLaneKernelPipeline(front, t, opt.folds, opt.peel, opt.pipeline,
-                                  opt.overlapScoreMma);
+    LaneKernelOptions lko;
+    lko.folds = opt.folds;
+    lko.peel = opt.peel;
+    lko.pipeline = opt.pipeline;
+    lko.overlapScoreMma = opt.overlapScoreMma;
+    buildFmhaToLaneKernelPipeline(front, t, lko);
     if (failed(front.run(*module))) {
       error = "not supported on " + t + ": " + diag;
       return nullptr;

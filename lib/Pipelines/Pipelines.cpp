@@ -29,9 +29,10 @@ using namespace mlir::fmha;
 
 void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                                    bool folds, bool perTokenPrefetch,
-                                   bool peel) {
+                                   bool peel, StringRef vdRoute) {
   FmhaSelectConfigOptions select;
   select.chip = chip.str();
+  select.vdRoute = vdRoute.str();
   pm.addPass(createFmhaSelectConfig(select));
   pm.addPass(createFmhaTile());
   if (folds) {
@@ -82,6 +83,16 @@ checkGPUChip(StringRef pipeline, StringRef chip,
   return info;
 }
 
+/// The front half's options as a GPU pipeline's options give them.
+LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
+  LaneKernelOptions o;
+  o.folds = options.folds;
+  o.peel = options.peel;
+  o.pipeline = options.pipeline;
+  o.vdRoute = options.vdRoute;
+  return o;
+}
+
 /// The one GPU stage builder: the front half, then the chip's vendor's back
 /// half and, unless format=none, gpu-module-to-binary.
 LogicalResult
@@ -91,8 +102,7 @@ buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
   const ChipInfo *chip = checkGPUChip(pipeline, options.chip, vendor, onError);
   if (!chip)
     return failure();
-  fmha::buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds,
-                                      options.peel);
+  fmha::buildFmhaToLaneKernelPipeline(pm, options.chip, laneKernelOptions(options));
   fmha::buildGPUBackHalfPipeline(pm, *chip, options.format, options.toolkit);
   return success();
 }
@@ -184,9 +194,9 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
 }
 
 void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
-                                         bool folds, bool peel, bool pipeline,
-                                         bool overlapScoreMma) {
-  buildFmhaTilingPipeline(pm, chip, folds, /*perTokenPrefetch=*/false, peel);
+                                         const LaneKernelOptions &options) {
+  buildFmhaTilingPipeline(pm, chip, options.folds, /*perTokenPrefetch=*/false,
+                          options.peel, options.vdRoute);
   // The soft cap's tanh as exp2 and arith: no device library on a GPU.
   pm.addPass(fmha::createExpandTanhPass());
   pm.addPass(createCanonicalizerPass());
@@ -194,16 +204,16 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   // NVIDIA, when asked: the full tiles' K and V staged one tile ahead by
   // cp.async into a 2-stage ring (dynamic shared memory above 48 KiB).
   const ChipInfo *info = lookupChip(chip);
-  if (pipeline && info && info->vendor == ChipVendor::NVIDIA) {
+  if (options.pipeline && info && info->vendor == ChipVendor::NVIDIA) {
     pm.addPass(createFmhaPipelineKVStages());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     // Tile t's descale reads before its waits (their latency under S).
     pm.addPass(createFmhaHoistTileReads());
     // sm_90a, when asked: S = Q K^T started before V's wait and transpose,
-    // which run while the wgmma computes it (off by default until measured
-    // on the H200: bench/NOTES.md).
-    if (overlapScoreMma && info->warpgroupMma)
+    // which run while the wgmma computes it (off by default: 5-11 % slower
+    // on an H100, bench/NOTES.md).
+    if (options.overlapScoreMma && info->warpgroupMma)
       pm.addPass(createFmhaOverlapScoreMma());
   }
   OutlineKernelOptions outline;
@@ -223,8 +233,7 @@ void fmha::buildLanesToLLVMPipeline(OpPassManager &pm, bool checkBounds) {
 
 void fmha::buildFmhaToLanesPipeline(OpPassManager &pm,
                                     const GPUPipelineOptions &options) {
-  buildFmhaToLaneKernelPipeline(pm, options.chip, options.folds, options.peel,
-                                options.pipeline);
+  buildFmhaToLaneKernelPipeline(pm, options.chip, laneKernelOptions(options));
   buildLanesToLLVMPipeline(pm);
 }
 

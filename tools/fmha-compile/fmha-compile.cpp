@@ -60,6 +60,12 @@ static cl::opt<bool> optCompileOverlap(
              "tile's wait and transpose, waited for where S is first used (off by "
              "default)"),
     cl::init(false), cl::cat(kToolCategory));
+static cl::opt<std::string> optVdRoute(
+    "vd-route",
+    cl::desc("the V-descale route to state instead of the compiler's choice: "
+             "scalar | page_groups | scaled_p | exp2_bias (auto: chosen; "
+             "docs/REGIMES.md); a route the request cannot take is an error"),
+    cl::init("auto"), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
     "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
                       "/usr/local/cuda/bin); exit 3 without it"),
@@ -120,6 +126,7 @@ int main(int argc, char **argv) {
   opts.peel = !optCompileNoPeel;
   opts.pipeline = optCompilePipeline;
   opts.overlapScoreMma = optCompileOverlap;
+  opts.vdRoute = optVdRoute;
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;
   FailureOr<mlir::fmha::CompileResult> res =

@@ -40,6 +40,10 @@ struct CompileOptions {
   /// before V's wait and transpose). Off by default: measured 5-11 % slower
   /// on an H100 (bench/NOTES.md, 2026-12-05 fifth session).
   bool overlapScoreMma = false;
+  /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
+  /// "" or "auto": fmha-select-config chooses. A route the request cannot take
+  /// is a bad-input error naming the rule (docs/REGIMES.md).
+  std::string vdRoute;
   /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
   unsigned linkSeconds = kDefaultLinkSeconds;
 };

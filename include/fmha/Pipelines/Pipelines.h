@@ -43,9 +43,10 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
 ///   fmha-peel-masked-tiles (unless `peel` is false), fmha-expand-masks
 /// `perTokenPrefetch` false leaves per-token page ids in their tile (the GPU
 /// lowering loads them per lane; carrying them would cost registers).
+/// `vdRoute` (empty: chosen) is fmha-select-config's vd-route.
 void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                              bool folds = true, bool perTokenPrefetch = true,
-                             bool peel = true);
+                             bool peel = true, StringRef vdRoute = "");
 
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   /// A GPU chip of the chip table (fmha/Support/Chips.h). gfx942 here and in
@@ -72,6 +73,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "K/V staged one tile ahead by cp.async; on by default: "
                      "1.15-1.39x on the H200, bench/NOTES.md)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> vdRoute{
+      *this, "vd-route",
+      llvm::cl::desc("fmha-select-config's vd-route: the V-descale route to "
+                     "state (scalar, page_groups, scaled_p, exp2_bias; empty "
+                     "or auto: chosen)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("what gpu-module-to-binary makes: bin (HSACO), isa "
@@ -142,11 +149,19 @@ void buildFmhaToHostPipeline(OpPassManager &pm,
 /// `chip`, canonicalize + CSE, fmha-outline-kernel{chip},
 /// convert-fmha-to-gpu{chip}. Ends at the
 /// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
-/// `overlapScoreMma` (sm_90a, with `pipeline`): fmha-overlap-score-mma.
+/// The options of the GPU front half beyond the chip.
+struct LaneKernelOptions {
+  bool folds = true;
+  bool peel = true;
+  /// NVIDIA: fmha-pipeline-kv-stages (then fmha-hoist-tile-reads).
+  bool pipeline = true;
+  /// sm_90a, with `pipeline`: fmha-overlap-score-mma.
+  bool overlapScoreMma = false;
+  /// fmha-select-config's vd-route ("" or "auto": chosen).
+  std::string vdRoute;
+};
 void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
-                                   bool folds, bool peel = true,
-                                   bool pipeline = true,
-                                   bool overlapScoreMma = false);
+                                   const LaneKernelOptions &options);
 
 /// fmha-to-lanes-pipeline: the lane emulator's compile (docs/LANE_EMULATOR.md).
 /// The GPU front half for the chip, then fmha-lanes-to-host and the host

@@ -279,7 +279,7 @@ LogicalResult mlir::fmha::verifyDecisions(BatchPrefillOp op, ConfigAttr cfg) {
 }
 
 FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
-                                               StringRef chipName) {
+                                               StringRef chipName, VdRoute route) {
   const ChipInfo *chip = findChip(chipName);
   if (!chip)
     return op.emitOpError() << "unknown chip '" << chipName
@@ -301,19 +301,20 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   auto configWith = [&](int64_t kStep) {
     return ConfigAttr::get(op.getContext(), chip->name, chip->blockM, blockN,
                            kStep, chip->warps, chip->waveSize, mma.m, mma.n, p,
-                           shift, PageRegime::Unset, VdRoute::Unset, 0,
-                           QScale::AsStored);
+                           shift, PageRegime::Unset, route, 0, QScale::AsStored);
   };
   auto cfg = configWith(mma.k);
   // A chip with a second fp8 MMA (gfx950's K=16), small pages with a V
   // descale per page: the K=16 MFMA keeps each P x V step inside one page
   // (its K=64 one would span several), which the page_groups route needs.
-  // exp2_bias puts vd into P before the product, so a step may span pages
-  // and the K=64 MFMA stays (a quarter of the MFMAs at page 16).
+  // exp2_bias (and scaled_p) put vd into P before the product, so a step
+  // may span pages and the K=64 MFMA stays (a quarter of the MFMAs at page
+  // 16).
+  bool pageGroups = route == VdRoute::Unset ? !exp2BiasFirst(op, cfg)
+                                            : route == VdRoute::PageGroups;
   if (chip->fp8Mmas().size() > 1 && fp8 && op.getQuant() == QuantMode::KVBlockScale &&
       static_cast<int64_t>(op.getPageSize()) < blockN &&
-      static_cast<int64_t>(op.getPageSize()) % mma.k != 0 &&
-      !exp2BiasFirst(op, cfg))
+      static_cast<int64_t>(op.getPageSize()) % mma.k != 0 && pageGroups)
     cfg = configWith(chip->fp8Mma[1].k);
   if (failed(verifyConfig(op, cfg)))
     return failure();
@@ -338,7 +339,18 @@ struct FmhaSelectConfigPass
         op.setConfigAttr(completeConfig(op, existing));
         return WalkResult::advance();
       }
-      FailureOr<ConfigAttr> cfg = selectConfig(op, chip);
+      VdRoute route = VdRoute::Unset;
+      if (!vdRoute.empty() && vdRoute != "auto") {
+        std::optional<VdRoute> r = symbolizeVdRoute(vdRoute);
+        if (!r || *r == VdRoute::Unset) {
+          op.emitOpError() << "fmha-select-config: unknown vd-route '" << vdRoute
+                           << "'; expected auto, scalar, page_groups, scaled_p, "
+                              "exp2_bias or per_key";
+          return WalkResult::interrupt();
+        }
+        route = *r;
+      }
+      FailureOr<ConfigAttr> cfg = selectConfig(op, chip, route);
       if (failed(cfg))
         return WalkResult::interrupt();
       op.setConfigAttr(*cfg);

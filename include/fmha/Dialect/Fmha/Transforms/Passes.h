@@ -35,8 +35,11 @@ inline constexpr const char *kGridConfigAttr = "fmha.config";
 enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };
 
 /// The config fmha-select-config picks for `op` on `chip`, or a diagnostic on
-/// `op` when the chip is unknown or nothing fits.
-FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip);
+/// `op` when the chip is unknown or nothing fits. `route` other than Unset is
+/// stated instead of chosen (the k step follows it: gfx950's K=16 MFMA only
+/// for page_groups) and checked by verifyConfig.
+FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip,
+                                   VdRoute route = VdRoute::Unset);
 
 /// Checks that `config` fits `op` (the rules of fmha-select-config),
 /// including the decisions it states (verifyDecisions).

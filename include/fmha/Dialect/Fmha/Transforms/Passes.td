@@ -39,7 +39,12 @@ def FmhaSelectConfig : Pass<"fmha-select-config"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"host\"",
-           "Target: gfx942, gfx950, sm_90, or host">
+           "Target: gfx942, gfx950, sm_90, or host">,
+    Option<"vdRoute", "vd-route", "std::string", /*default=*/"\"\"",
+           "The V-descale route to state instead of choosing one: scalar, "
+           "page_groups, scaled_p, exp2_bias or per_key (empty or auto: the "
+           "pass chooses); checked like a stated config (a route the request "
+           "cannot take is an error naming the rule)">
   ];
   let dependentDialects = ["::mlir::fmha::FmhaDialect"];
 }
