@@ -430,8 +430,12 @@ struct KVTileSource {
   Value view;
   /// For per-token ids, the bounded view of the rows from key `first` to
   /// the end of its page (page `page` of the tile when that is known at
-  /// compile time, else null); null when the chip has no bounded views.
-  std::function<Value(Value first, std::optional<int64_t> page)> waveView;
+  /// compile time; else one of the tile's pages `candidates`, chosen by
+  /// first, or any page when there are none); null when the chip has no
+  /// bounded views.
+  std::function<Value(Value first, std::optional<int64_t> page,
+                      ArrayRef<int64_t> candidates)>
+      waveView;
   /// The tile's first key, and the cache's page size (for waveView).
   Value start;
   int64_t pageSize = 0;
@@ -574,16 +578,23 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
         if (!pv) {
           Value pageKey =
               arith::AddIOp::create(b, start, laneConstI32(b, *page * src.pageSize));
-          pv = src.waveView(pageKey, page);
+          pv = src.waveView(pageKey, page, {});
         }
         view = pv;
         inView = arith::AddIOp::create(
             b, laneRow,
             arith::SubIOp::create(b, waveOff, laneConstI32(b, *page * src.pageSize)));
       } else {
-        // Else from the wave's own first key (its page id read there).
+        // Else from the wave's own first key, in one of the pages the
+        // step's waves cover (their ids the tile's, read once a tile and
+        // shared with the descale gathers).
         Value first = arith::AddIOp::create(b, start, waveOff);
-        view = src.waveView(first, std::nullopt);
+        int64_t waves = active / lc.layout.wave;
+        SmallVector<int64_t> candidates;
+        for (int64_t pg = roundOff / src.pageSize;
+             pg <= (roundOff + (waves - 1) * waveRows) / src.pageSize; ++pg)
+          candidates.push_back(pg);
+        view = src.waveView(first, std::nullopt, candidates);
         inView = laneRow;
       }
     }
@@ -827,13 +838,24 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     src.view = rows;
     if (ids && lc.ti.hasBoundedViews() &&
         lc.cfg.getPageRegime() == PageRegime::WholePages)
-      src.waveView = [&, ids](Value first, std::optional<int64_t> page) -> Value {
+      src.waveView = [&, ids](Value first, std::optional<int64_t> page,
+                              ArrayRef<int64_t> candidates) -> Value {
         // The sequence owns first's page when first < len (rows past len
         // read zero through the view, so a page past the end may take any
         // page of the sequence: the tile's ids clamp to the last).
         Value id;
         if (page) {
           id = tilePageId(b, lc, *ids, *page);
+        } else if (!candidates.empty()) {
+          // first's page among the tile's candidates (wave-uniform selects).
+          Value off = arith::SubIOp::create(b, first, ids->start);
+          id = tilePageId(b, lc, *ids, candidates.front());
+          for (int64_t c : candidates.drop_front())
+            id = arith::SelectOp::create(
+                b,
+                arith::CmpIOp::create(b, arith::CmpIPredicate::sge, off,
+                                      laneConstI32(b, c * pageSize)),
+                tilePageId(b, lc, *ids, c), id);
         } else {
           Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, len);
           id = pageIdOfKey(b, ids->pages, pageSize, first, valid);
