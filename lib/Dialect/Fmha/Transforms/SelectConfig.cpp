@@ -139,7 +139,7 @@ ConfigAttr mlir::fmha::completeConfig(BatchPrefillOp op, ConfigAttr cfg) {
       route = VdRoute::PerKey;
     else if (exp2BiasFirst(op, cfg))
       route = VdRoute::Exp2Bias;
-    else if (cfg.getKStep() > 0 && pageGroupsFit(op, cfg) && !getenv("FMHA_SCALED_P"))
+    else if (cfg.getKStep() > 0 && pageGroupsFit(op, cfg))
       route = VdRoute::PageGroups;
     else
       route = VdRoute::ScaledP;
