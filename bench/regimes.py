@@ -49,12 +49,13 @@ CHIPS = {
 
 def k_step(chip, page, quant, soft_cap=False):
     """SelectConfig.cpp selectConfig: gfx950 takes its K=16 MFMA for
-    kv_blockscale pages smaller than the tile and not a multiple of 64 unless
-    the route is exp2_bias (vd in P: a K=64 step may span pages), i.e. with
-    a soft cap."""
+    kv_blockscale pages smaller than the tile and not a multiple of 64 only
+    where the route is page_groups (a P x V step inside one page): with a
+    soft cap (no exp2_bias) on whole pages of whole K=16 steps."""
     c = CHIPS[chip]
     if (chip == "gfx950" and quant == "kv_blockscale" and page < c["block_n"]
-            and page % c["k_step"] != 0 and soft_cap):
+            and page % c["k_step"] != 0 and soft_cap
+            and c["block_n"] % page == 0 and page % 16 == 0):
         return 16
     return c["k_step"]
 

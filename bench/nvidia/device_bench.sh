@@ -10,6 +10,7 @@ set -u
 BDIR=$1
 OUT=$2
 mkdir -p "$OUT"
+source bench/nvidia/device_common.sh
 runner=build-dev-gpu/bin/fmha-cuda-run
 if [ ! -x "$runner" ]; then
   cmake -G Ninja -S . -B build-dev-gpu -DFMHA_ENABLE_MLIR=OFF -DCMAKE_BUILD_TYPE=Release > /dev/null &&
@@ -18,10 +19,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv > "$OUT/clocks.txt" 2>&1
 : > "$OUT/ours.jsonl"
-while IFS=$'\t' read -r name page mask sk; do
-  timeout 120 "$runner" "$BDIR/$name.json" --no-check --repeat 30 --json 2>/dev/null |
-    grep -m1 '^{' | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, /" >> "$OUT/ours.jsonl"
-done < "$BDIR/bench.txt"
+fmha_dev_time_folder "$BDIR" "$OUT/ours.jsonl"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv >> "$OUT/clocks.txt" 2>&1
 python3 bench/nvidia/peers_h200.py "$BDIR/bench.txt" "$OUT/peers.json"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv >> "$OUT/clocks.txt" 2>&1

@@ -200,12 +200,15 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   module->walk([&](BatchPrefillOp op) {
     ConfigAttr c = op.getConfigAttr();
     if (opt.blockM || opt.blockN || opt.shift >= 0) {
-      // New tile sizes: the decisions are taken again for them.
+      // New tile sizes: the decisions are taken again for them (a stated
+      // vd-route stays).
+      bool stated = !opt.vdRoute.empty() && opt.vdRoute != "auto";
       c = ConfigAttr::get(&ctx, c.getChip(), opt.blockM ? opt.blockM : c.getBlockM(),
                           opt.blockN ? opt.blockN : c.getBlockN(), c.getKStep(),
                           c.getWarps(), c.getWaveSize(), c.getMmaM(), c.getMmaN(),
                           c.getPType(), opt.shift >= 0 ? opt.shift : c.getShift(),
-                          PageRegime::Unset, VdRoute::Unset, 0, c.getQScale());
+                          PageRegime::Unset, stated ? c.getVdRoute() : VdRoute::Unset,
+                          0, c.getQScale());
       if (failed(verifyConfig(op, c))) {
         bad = true;
         return;
@@ -249,6 +252,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     lko.peel = opt.peel;
     lko.pipeline = opt.pipeline;
     lko.overlapScoreMma = opt.overlapScoreMma;
+    lko.vdRoute = opt.vdRoute; // the config already states it
     buildFmhaToLaneKernelPipeline(front, t, lko);
     if (failed(front.run(*module))) {
       error = "not supported on " + t + ": " + diag;

@@ -145,10 +145,6 @@ LogicalResult buildFmhaToNVVMPipeline(OpPassManager &pm,
 void buildFmhaToHostPipeline(OpPassManager &pm,
                              const HostPipelineOptions &options);
 
-/// The GPU front half shared by the GPU pipelines: the tiling stages for
-/// `chip`, canonicalize + CSE, fmha-outline-kernel{chip},
-/// convert-fmha-to-gpu{chip}. Ends at the
-/// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
 /// The options of the GPU front half beyond the chip.
 struct LaneKernelOptions {
   bool folds = true;
@@ -160,6 +156,10 @@ struct LaneKernelOptions {
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
 };
+/// The GPU front half shared by the GPU pipelines: the tiling stages for
+/// `chip`, canonicalize + CSE, fmha-outline-kernel{chip},
+/// convert-fmha-to-gpu{chip}. Ends at the
+/// lane-level kernel (gpu/amdgpu/rocdl or inline PTX ops).
 void buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
                                    const LaneKernelOptions &options);
 

@@ -430,9 +430,8 @@ struct KVTileSource {
   Value view;
   /// For per-token ids, the bounded view of the rows from key `first` to
   /// the end of its page (page `page` of the tile when that is known at
-  /// compile time; else one of the tile's pages `candidates`, chosen by
-  /// first, or any page when there are none); null when the chip has no
-  /// bounded views.
+  /// compile time; else the one of the tile's pages `candidates` that holds
+  /// first); null when the chip has no bounded views.
   std::function<Value(Value first, std::optional<int64_t> page,
                       ArrayRef<int64_t> candidates)>
       waveView;
@@ -846,9 +845,11 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
         Value id;
         if (page) {
           id = tilePageId(b, lc, *ids, *page);
-        } else if (!candidates.empty()) {
-          // first's page among the tile's candidates (wave-uniform selects).
-          Value off = arith::SubIOp::create(b, first, ids->start);
+        } else {
+          // first's page among the tile's candidates (wave-uniform selects;
+          // first - start is the wave's offset in this tile).
+          assert(!candidates.empty() && "a wave's first key needs its candidate pages");
+          Value off = arith::SubIOp::create(b, first, start);
           id = tilePageId(b, lc, *ids, candidates.front());
           for (int64_t c : candidates.drop_front())
             id = arith::SelectOp::create(
@@ -856,9 +857,6 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
                 arith::CmpIOp::create(b, arith::CmpIPredicate::sge, off,
                                       laneConstI32(b, c * pageSize)),
                 tilePageId(b, lc, *ids, c), id);
-        } else {
-          Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, len);
-          id = pageIdOfKey(b, ids->pages, pageSize, first, valid);
         }
         return this->tileRowsView(b, cache, cacheT, nhd, pageSize, id, head, first, len,
                             op.getInBounds());

@@ -27,11 +27,17 @@
 // CHECK: arith.select
 // K: per key its page's id (pages[key / 16]) and a 16-byte chunk to LDS.
 // On AMDGPU the 8 rows a wave loads in one step lie in one page of 16: the
-// id of the wave's first key (tile start + 32 i + 8 x wave), the page's rows
-// from it as a bounded view (memory-bounded-view.mlir), the lane's row in
-// it (lane / 8).
+// wave's page (tile start + 32 i + 8 x wave) is one of the two the step's
+// waves cover, its id one of the tile's page ids (pages[min(start / 16 + j,
+// last page)], read once a tile and shared with the descale gathers) by a
+// select, the page's rows from the wave's first key as a bounded view
+// (memory-bounded-view.mlir), the lane's row in it (lane / 8).
 // CHECK: arith.divui %{{.*}}, %c16_i32
+// AMD: arith.minsi
 // CHECK: memref.load %{{.*}} : memref<?xi32, 1>
+// AMD: arith.cmpi sge
+// AMD: memref.load %{{.*}} : memref<?xi32, 1>
+// AMD-NEXT: arith.select %{{.*}} : i32
 // SM90: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x16x1x128xi8, 1>, vector<16xi8>
 // AMD: memref.subview %{{.*}} : memref<?x16x1x128xi8, 1> to memref<1x?x1x128xi8, strided<[2048, 128, 128, 1], offset: ?>, 1>
 // AMD-NEXT: amdgpu.fat_raw_buffer_cast
@@ -45,7 +51,7 @@
 // The descale as a flat f32 run from the head's column (a 32-bit element
 // offset row * stride0, masked to 30 bits: docs/ABI.md).
 // CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}], strides: [1] : memref<?x1xf32, 1> to memref<?xf32, strided<[1], offset: ?>, 1>
-// CHECK: arith.minsi
+// SM90: arith.minsi
 // CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
 // CHECK: %[[LIN:.*]] = arith.andi %[[ROW]], %c1073741823_i32
 // CHECK: %[[IX:.*]] = arith.index_castui %[[LIN]] : i32 to index

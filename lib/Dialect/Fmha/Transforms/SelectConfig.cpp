@@ -310,12 +310,16 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   // exp2_bias (and scaled_p) put vd into P before the product, so a step
   // may span pages and the K=64 MFMA stays (a quarter of the MFMAs at page
   // 16).
-  bool pageGroups = route == VdRoute::Unset ? !exp2BiasFirst(op, cfg)
-                                            : route == VdRoute::PageGroups;
   if (chip->fp8Mmas().size() > 1 && fp8 && op.getQuant() == QuantMode::KVBlockScale &&
       static_cast<int64_t>(op.getPageSize()) < blockN &&
-      static_cast<int64_t>(op.getPageSize()) % mma.k != 0 && pageGroups)
-    cfg = configWith(chip->fp8Mma[1].k);
+      static_cast<int64_t>(op.getPageSize()) % mma.k != 0) {
+    ConfigAttr k16 = configWith(chip->fp8Mma[1].k);
+    bool pageGroups = route == VdRoute::Unset
+                          ? !exp2BiasFirst(op, cfg) && pageGroupsFit(op, k16)
+                          : route == VdRoute::PageGroups;
+    if (pageGroups)
+      cfg = k16;
+  }
   if (failed(verifyConfig(op, cfg)))
     return failure();
   return completeConfig(op, cfg);
@@ -326,6 +330,18 @@ struct FmhaSelectConfigPass
     : public fmha::impl::FmhaSelectConfigBase<FmhaSelectConfigPass> {
   using Base::Base;
   void runOnOperation() override {
+    VdRoute route = VdRoute::Unset;
+    if (!vdRoute.empty() && vdRoute != "auto") {
+      std::optional<VdRoute> r = symbolizeVdRoute(vdRoute);
+      if (!r || *r == VdRoute::Unset) {
+        getOperation()->emitError()
+            << "fmha-select-config: unknown vd-route '" << vdRoute
+            << "'; expected auto, scalar, page_groups, scaled_p, exp2_bias or "
+               "per_key";
+        return signalPassFailure();
+      }
+      route = *r;
+    }
     WalkResult r = getOperation()->walk([&](BatchPrefillOp op) {
       if (ConfigAttr existing = op.getConfigAttr()) {
         if (existing.getChip() != chip) {
@@ -333,22 +349,24 @@ struct FmhaSelectConfigPass
                            << "' but the pass targets '" << chip << "'";
           return WalkResult::interrupt();
         }
+        // A stated vd-route joins a config that leaves the route out; one
+        // that states another is a conflict.
+        if (route != VdRoute::Unset) {
+          if (existing.getVdRoute() == VdRoute::Unset) {
+            existing = withDecisions(existing, existing.getPageRegime(), route,
+                                     existing.getPvGroup(), existing.getQScale());
+          } else if (existing.getVdRoute() != route) {
+            op.emitOpError() << "fmha-select-config: vd-route "
+                             << stringifyVdRoute(route) << " but the config states "
+                             << stringifyVdRoute(existing.getVdRoute());
+            return WalkResult::interrupt();
+          }
+        }
         if (failed(verifyConfig(op, existing)))
           return WalkResult::interrupt();
         // The decisions a hand-written config leaves out are taken here.
         op.setConfigAttr(completeConfig(op, existing));
         return WalkResult::advance();
-      }
-      VdRoute route = VdRoute::Unset;
-      if (!vdRoute.empty() && vdRoute != "auto") {
-        std::optional<VdRoute> r = symbolizeVdRoute(vdRoute);
-        if (!r || *r == VdRoute::Unset) {
-          op.emitOpError() << "fmha-select-config: unknown vd-route '" << vdRoute
-                           << "'; expected auto, scalar, page_groups, scaled_p, "
-                              "exp2_bias or per_key";
-          return WalkResult::interrupt();
-        }
-        route = *r;
       }
       FailureOr<ConfigAttr> cfg = selectConfig(op, chip, route);
       if (failed(cfg))

@@ -21,3 +21,13 @@
 // HOST: the host lowering scales each key: per_key
 // RUN: not fmha-opt %t.p16.mlir --fmha-select-config="chip=gfx950 vd-route=pages" 2>&1 | FileCheck %s --check-prefix=NAME
 // NAME: unknown vd-route 'pages'
+// A config already on the op: a route it leaves out is taken from vd-route,
+// one it states must agree.
+// RUN: fmha-opt %t.p16.mlir --fmha-select-config="chip=gfx950" | sed 's/, vd_route = exp2_bias//' > %t.noroute.mlir
+// RUN: fmha-opt %t.noroute.mlir --fmha-select-config="chip=gfx950 vd-route=scaled_p" | FileCheck %s --check-prefix=JOIN
+// JOIN: vd_route = scaled_p
+// RUN: fmha-opt %t.p16.mlir --fmha-select-config="chip=gfx950" > %t.stated.mlir
+// RUN: not fmha-opt %t.stated.mlir --fmha-select-config="chip=gfx950 vd-route=scaled_p" 2>&1 | FileCheck %s --check-prefix=CONFLICT
+// CONFLICT: fmha-select-config: vd-route scaled_p but the config states exp2_bias
+// An unknown name is refused even when every op has a config.
+// RUN: not fmha-opt %t.stated.mlir --fmha-select-config="chip=gfx950 vd-route=pages" 2>&1 | FileCheck %s --check-prefix=NAME

@@ -33,9 +33,11 @@ def FmhaSelectConfig : Pass<"fmha-select-config"> {
     K step: the chip's fp8 MMA (16 on gfx942, 64 on gfx950, 32 on sm_90).
     One exception: gfx950 with kv_blockscale and pages smaller than the tile
     that are not a multiple of 64 takes k_step 16 (v_mfma_f32_32x32x16_fp8_fp8)
-    where its V descale route is page_groups (with a soft cap), so each MMA's
-    keys lie in one page and the per-page V descale scales whole MMA results;
-    on the exp2_bias route (no soft cap) vd is in P and k_step stays 64.
+    where its V descale route is page_groups (with a soft cap, on pages of
+    whole K=16 steps that fill the tile: 16, 32), so each MMA's keys lie in
+    one page and the per-page V descale scales whole MMA results; on the
+    exp2_bias and scaled_p routes vd is in P and k_step stays 64. With
+    `vd-route` the stated route decides the same way.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"host\"",
