@@ -202,7 +202,9 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     if (opt.blockM || opt.blockN || opt.shift >= 0) {
       // New tile sizes: the decisions are taken again for them (a stated
       // vd-route stays).
-      bool stated = !opt.vdRoute.empty() && opt.vdRoute != "auto";
+      // (the option parsed: select-config above refused a bad name)
+      bool stated = parseVdRouteOption(opt.vdRoute).value_or(VdRoute::Unset) !=
+                    VdRoute::Unset;
       c = ConfigAttr::get(&ctx, c.getChip(), opt.blockM ? opt.blockM : c.getBlockM(),
                           opt.blockN ? opt.blockN : c.getBlockN(), c.getKStep(),
                           c.getWarps(), c.getWaveSize(), c.getMmaM(), c.getMmaN(),

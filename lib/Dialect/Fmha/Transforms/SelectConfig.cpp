@@ -278,6 +278,15 @@ LogicalResult mlir::fmha::verifyDecisions(BatchPrefillOp op, ConfigAttr cfg) {
   return success();
 }
 
+std::optional<VdRoute> mlir::fmha::parseVdRouteOption(StringRef name) {
+  if (name.empty() || name == "auto")
+    return VdRoute::Unset;
+  std::optional<VdRoute> r = symbolizeVdRoute(name);
+  if (!r || *r == VdRoute::Unset)
+    return std::nullopt;
+  return r;
+}
+
 FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
                                                StringRef chipName, VdRoute route) {
   const ChipInfo *chip = findChip(chipName);
@@ -330,18 +339,15 @@ struct FmhaSelectConfigPass
     : public fmha::impl::FmhaSelectConfigBase<FmhaSelectConfigPass> {
   using Base::Base;
   void runOnOperation() override {
-    VdRoute route = VdRoute::Unset;
-    if (!vdRoute.empty() && vdRoute != "auto") {
-      std::optional<VdRoute> r = symbolizeVdRoute(vdRoute);
-      if (!r || *r == VdRoute::Unset) {
-        getOperation()->emitError()
-            << "fmha-select-config: unknown vd-route '" << vdRoute
-            << "'; expected auto, scalar, page_groups, scaled_p, exp2_bias or "
-               "per_key";
-        return signalPassFailure();
-      }
-      route = *r;
+    std::optional<VdRoute> parsed = parseVdRouteOption(vdRoute);
+    if (!parsed) {
+      getOperation()->emitError()
+          << "fmha-select-config: unknown vd-route '" << vdRoute
+          << "'; expected auto, scalar, page_groups, scaled_p, exp2_bias or "
+             "per_key";
+      return signalPassFailure();
     }
+    VdRoute route = *parsed;
     WalkResult r = getOperation()->walk([&](BatchPrefillOp op) {
       if (ConfigAttr existing = op.getConfigAttr()) {
         if (existing.getChip() != chip) {

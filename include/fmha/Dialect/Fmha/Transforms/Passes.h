@@ -34,6 +34,10 @@ inline constexpr const char *kUnitFirstPageAttr = "fmha.unit_first_page";
 inline constexpr const char *kGridConfigAttr = "fmha.config";
 enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };
 
+/// fmha-select-config's vd-route option: "" or "auto" give Unset (the pass
+/// chooses), a route's name that route, anything else nothing.
+std::optional<VdRoute> parseVdRouteOption(StringRef name);
+
 /// The config fmha-select-config picks for `op` on `chip`, or a diagnostic on
 /// `op` when the chip is unknown or nothing fits. `route` other than Unset is
 /// stated instead of chosen (the k step follows it: gfx950's K=16 MFMA only
