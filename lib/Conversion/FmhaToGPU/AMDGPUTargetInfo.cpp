@@ -158,6 +158,8 @@ public:
         b, loc, VectorType::get({8}, b.getI8Type()), lds, ValueRange{ix});
   }
   bool hasBoundedViews() const override { return true; }
+  bool uniformWordRuns() const override { return true; }
+  bool selectsOverLaneLoads() const override { return true; }
   Value boundedView(OpBuilder &b, Location loc, Value view,
                     Value validBytes) const override {
     return amdgpu::FatRawBufferCastOp::create(

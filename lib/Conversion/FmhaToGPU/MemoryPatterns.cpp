@@ -256,6 +256,19 @@ TokenIds tokenIds(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rw,
           laneToI32(b, rw.getRemappedValue(op.getSeqLen()))};
 }
 
+/// Whether every key of per-token page ids `op`'s tile is before its
+/// sequence's end: a gather of its tile from the same start and length
+/// states it (fmha-peel-masked-tiles' full tiles, `in_bounds`).
+bool idsInBounds(PageIdsOp op) {
+  int64_t tokens = cast<VectorType>(op.getIds().getType()).getDimSize(0);
+  return llvm::any_of(op.getIds().getUsers(), [&](Operation *u) {
+    auto g = dyn_cast<GatherKVOp>(u);
+    return g && g.getInBounds() && g.getTileStart() == op.getTileStart() &&
+           g.getSeqLen() == op.getSeqLen() &&
+           g.getTile().getType().getDimSize(0) >= tokens;
+  });
+}
+
 /// Page j of a tile of whole pages: pages[min(start / P + j, (len - 1) / P)]
 /// (the tile starts on a page boundary, so that is the page of key start +
 /// j P, clamped to the sequence's last page). Loaded once and reused where
@@ -276,6 +289,23 @@ Value tilePageId(ImplicitLocOpBuilder &b, const LaneContext &lc,
     if (t.ids == op.getOperation() && t.page == j && dominates(t.block))
       return t.id;
   int64_t p = op.getPageSize();
+  // A full tile's pages are all the sequence's (no clamp): on a chip that
+  // reads a run of uniform words in one instruction, all of them at once
+  // (page 16, D 128 on AMDGPU: one s_load_dwordx8 where 8 loads took 4
+  // scalar instructions each).
+  int64_t tokens = cast<VectorType>(op.getIds().getType()).getDimSize(0);
+  int64_t n = tokens % p ? 0 : tokens / p;
+  if (lc.ti.uniformWordRuns() && llvm::is_contained({2, 4, 8, 16}, n) &&
+      idsInBounds(op)) {
+    Value slot0 = arith::DivUIOp::create(b, ids.start, laneConstI32(b, p));
+    Value run = vector::LoadOp::create(
+        b, VectorType::get({n}, b.getI32Type()), ids.pages,
+        ValueRange{laneToIndex(b, slot0)}, /*nontemporal=*/false, llvm::Align(4));
+    for (int64_t k = 0; k < n; ++k)
+      lc.tilePageIds.push_back(
+          {op.getOperation(), k, here, vector::ExtractOp::create(b, run, k)});
+    return lc.tilePageIds[lc.tilePageIds.size() - n + j].id;
+  }
   Value slot = arith::AddIOp::create(
       b, arith::DivUIOp::create(b, ids.start, laneConstI32(b, p)), laneConstI32(b, j));
   Value last = arith::DivUIOp::create(
@@ -315,16 +345,32 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
         ArrayRef<OpFoldResult>{arith::SubIOp::create(b, extent, headStart).getResult()},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     Value stride0 = arith::IndexCastOp::create(b, b.getI32Type(), md.getStrides()[0]);
+    Value stride0x4 = arith::ShLIOp::create(b, stride0, laneConstI32(b, 2));
     // zeroInvalid: 0 for an id < 0. The kernels never read such a value (a
     // uniform id < 0 is a tile past the sequence, a per-key id is clamped
     // into it), but the select moves the value to a VGPR on AMDGPU (an i1
     // select is v_cndmask there).
-    auto load = [&](Value id, bool zeroInvalid) {
+    // A per-key id is the sequence's (clamped into it: never -1), so it
+    // needs no guard; a uniform one is -1 for a tile past the sequence.
+    auto load = [&](Value id, bool zeroInvalid, bool knownValid = false) {
       Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id,
                                           laneConstI32(b, 0));
-      Value safe = arith::SelectOp::create(b, valid, id, laneConstI32(b, 0));
-      Value lin = arith::MulIOp::create(b, safe, stride0);
-      lin = arith::AndIOp::create(b, lin, laneConstI32(b, (1 << 30) - 1));
+      Value safe = knownValid ? id
+                              : Value(arith::SelectOp::create(b, valid, id,
+                                                              laneConstI32(b, 0)));
+      // The byte offset id * (4 * stride0) (the scaled stride is
+      // loop-invariant), masked to a multiple of 4 below 2^32, then the
+      // element index: the target folds index * 4 back into the product
+      // (AMDGPU: one s_mul_i32 as the SGPR offset, where lin << 2 took an
+      // s_lshl_b32 more a load).
+      Value lin;
+      if (lc.ti.uniformWordRuns()) {
+        lin = arith::MulIOp::create(b, safe, stride0x4);
+        lin = arith::ShRUIOp::create(b, lin, laneConstI32(b, 2));
+      } else {
+        lin = arith::MulIOp::create(b, safe, stride0);
+        lin = arith::AndIOp::create(b, lin, laneConstI32(b, (1 << 30) - 1));
+      }
       Value v = memref::LoadOp::create(
           b, flat, ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(), lin)});
       if (!zeroInvalid)
@@ -406,7 +452,10 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
             Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
             id = pageIdOfKey(b, ids.pages, p, key, always);
           }
-          loaded[rep] = load(id, /*zeroInvalid=*/false);
+          // (NVIDIA keeps the guard: its kernels stay the ones the H100
+          // ran until a device checks the change.)
+          loaded[rep] = load(id, /*zeroInvalid=*/false,
+                             /*knownValid=*/lc.ti.uniformWordRuns());
         }
         e.push_back(loaded[rep]);
       }
@@ -794,6 +843,14 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     if (uniformId)
       rows = this->tileRowsView(b, cache, cacheT, nhd, pageSize, uniformId, head,
                           start, len, op.getInBounds());
+    // Per-token ids on tiles of a few whole pages, on a chip where selects
+    // over uniform values beat a lane's own page-table read (gfx942's V^T:
+    // a wave's lanes span the tile's 8 pages at page 16): each lane picks
+    // its page's id from the tile's.
+    int64_t tilePages = ids && bn % pageSize == 0 ? bn / pageSize : 0;
+    bool laneSelectsId = ids && lc.ti.selectsOverLaneLoads() &&
+                         lc.cfg.getPageRegime() == PageRegime::WholePages &&
+                         tilePages >= 2 && tilePages <= 8;
     // The cache indices of the 16-byte row chunk of key start + r at byte
     // column c16, and whether that key is before the sequence's end.
     auto chunkIndex = [&](Value r, Value c16, Value *validOut = nullptr) {
@@ -805,8 +862,21 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
                               .getResult();
       if (validOut)
         *validOut = valid;
-      Value id = uniformId ? uniformId
-                           : pageIdOfKey(b, ids->pages, ids->op.getPageSize(), key, valid);
+      Value id = uniformId;
+      if (!id && laneSelectsId) {
+        // The lane's page among the tile's (read once a tile, uniform): r
+        // is the key's place in the tile. A key past the end takes the last
+        // page's id (the tile's ids clamp) and reads zero below.
+        id = tilePageId(b, lc, *ids, 0);
+        for (int64_t j = 1; j < tilePages; ++j)
+          id = arith::SelectOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::sge, r,
+                                    laneConstI32(b, j * pageSize)),
+              tilePageId(b, lc, *ids, j), id);
+      }
+      if (!id)
+        id = pageIdOfKey(b, ids->pages, ids->op.getPageSize(), key, valid);
       // 64-bit page base: the memref's index arithmetic is i64.
       Value slot = arith::RemUIOp::create(b, key, laneConstI32(b, pageSize));
       return nhd ? SmallVector<Value>{laneToIndex(b, id), laneToIndex(b, slot), head,

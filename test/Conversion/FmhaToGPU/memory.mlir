@@ -49,11 +49,17 @@
 // Per-key descales: a key past the end clamped to the last key, one load per
 // page group of a lane.
 // The descale as a flat f32 run from the head's column (a 32-bit element
-// offset row * stride0, masked to 30 bits: docs/ABI.md).
+// offset row * stride0, masked to 30 bits: docs/ABI.md). On AMDGPU
+// (scalar loads: TargetInfo::uniformWordRuns) its byte offset
+// row * (stride0 << 2), shifted back to elements, which LLVM folds into the
+// s_load's SGPR offset.
 // CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}], strides: [1] : memref<?x1xf32, 1> to memref<?xf32, strided<[1], offset: ?>, 1>
+// AMD: %[[S4:.*]] = arith.shli %{{.*}}, %c2_i32{{.*}} : i32
 // SM90: arith.minsi
-// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
-// CHECK: %[[LIN:.*]] = arith.andi %[[ROW]], %c1073741823_i32
+// SM90: %[[ROW:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// SM90: %[[LIN:.*]] = arith.andi %[[ROW]], %c1073741823_i32
+// AMD: %[[ROW:.*]] = arith.muli %{{.*}}, %[[S4]] : i32
+// AMD: %[[LIN:.*]] = arith.shrui %[[ROW]], %c2_i32{{.*}} : i32
 // CHECK: %[[IX:.*]] = arith.index_castui %[[LIN]] : i32 to index
 // CHECK: memref.load %[[FLAT]][%[[IX]]] : memref<?xf32, strided<[1], offset: ?>, 1>
 // O: guarded per row slot, one vector store per run of columns.

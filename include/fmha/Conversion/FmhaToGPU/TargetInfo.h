@@ -351,6 +351,20 @@ public:
   }
   /// Whether boundedView gives views (AMDGPU) or null (NVIDIA).
   virtual bool hasBoundedViews() const { return false; }
+  /// Whether wave-uniform reads are scalar loads (AMDGPU: s_load_dword*):
+  /// a run of 2, 4, 8 or 16 consecutive words from a 4-byte aligned
+  /// address is one instruction, so a full tile's page ids are read
+  /// together (MemoryPatterns tilePageId), and a 32-bit byte offset is the
+  /// load's operand, so a descale's offset is formed as id * (4 * stride)
+  /// (no shift a load) and a per-key id, always the sequence's, is not
+  /// guarded. NVIDIA: false (each thread loads; wider loads need wider
+  /// alignment; its descale reads stay as the H100 ran them).
+  virtual bool uniformWordRuns() const { return false; }
+  /// Whether a lane's value among a few wave-uniform ones is cheaper as a
+  /// chain of selects (AMDGPU: v_cndmask on SGPR values) than as its own
+  /// load (a per-lane page-table read whose latency the V^T staging
+  /// waits for). NVIDIA: false.
+  virtual bool selectsOverLaneLoads() const { return false; }
 
   //===--- cross-lane and sync --------------------------------------------===//
 

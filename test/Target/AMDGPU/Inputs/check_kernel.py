@@ -16,7 +16,7 @@ llvm-readelf and llvm-objdump (all from PATH), and prints one line:
 - p_from_exp: v_cvt_pk_fp8_f32 source operands (VGPRs) whose last writer, in
   program order through plain moves, is a v_exp_f32: no multiply, ldexp or
   select of P between the exp and the fp8 convert.
-- page_id: sgpr when the loop loads the page id with s_load_dword and does no
+- page_id: sgpr when the loop loads the page id with s_load_dword[xN] and does no
   per-lane dword load (global_load_dword); vgpr otherwise.
 - page_base: how the loop forms the 64-bit page base: s64 (scalar 64-bit
   shift or multiply: s_lshl_b64 / s_mul_hi_u32), v64 (per lane:
@@ -169,7 +169,7 @@ def main():
     exp = sum(1 for _, mn, _, _ in body if mn.startswith("v_exp_f32"))
     cvt = sum(1 for _, mn, _, _ in body if mn.startswith("v_cvt_pk_fp8_f32"))
     good, total = p_from_exp(body)
-    smem = any(mn == "s_load_dword" for _, mn, _, _ in body)
+    smem = any(mn.startswith("s_load_dword") for _, mn, _, _ in body)
     lane_dword = any(mn == "global_load_dword" for _, mn, _, _ in body)
     page_id = "sgpr" if smem and not lane_dword else "vgpr"
     mns = {mn for _, mn, _, _ in body}
