@@ -17,6 +17,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -120,6 +123,111 @@ std::optional<DescaledPart> descaledPart(Value part) {
     return DescaledPart{mul->getOperand(side), k, SmallVector<Value>(k.getElements())};
   }
   return std::nullopt;
+}
+
+/// What element `r` of lane vector `v` is computed from, down to scalars
+/// (loads, block arguments, values from outside): through elementwise ops,
+/// vector.from_elements, scalar broadcasts, splat constants and the pure
+/// scalar ops on extracted elements. Two elements with equal leaves are
+/// equal (the same ops on the same scalars). False when an element depends
+/// on anything else (an MMA's result, a loaded vector, a loop-carried
+/// vector): `v` is then no per-key coefficient.
+bool scalarLeaves(Value s, SmallVectorImpl<Value> &out, int depth);
+bool elementLeaves(Value v, int64_t r, SmallVectorImpl<Value> &out, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return false;
+  if (auto fe = dyn_cast<vector::FromElementsOp>(def))
+    return scalarLeaves(fe.getElements()[r], out, depth + 1);
+  if (auto bc = dyn_cast<vector::BroadcastOp>(def))
+    return !isa<VectorType>(bc.getSourceType()) && scalarLeaves(bc.getSource(), out, depth + 1);
+  if (auto c = dyn_cast<arith::ConstantOp>(def))
+    return isa<SplatElementsAttr>(c.getValue());
+  if (!def->hasTrait<OpTrait::Elementwise>() || !isPure(def) || def->getNumResults() != 1)
+    return false;
+  for (Value o : def->getOperands())
+    if (!(isa<VectorType>(o.getType()) ? elementLeaves(o, r, out, depth + 1)
+                                        : scalarLeaves(o, out, depth + 1)))
+      return false;
+  return true;
+}
+bool scalarLeaves(Value s, SmallVectorImpl<Value> &out, int depth) {
+  if (depth > 16)
+    return false;
+  Operation *def = s.getDefiningOp();
+  if (auto ex = def ? dyn_cast<vector::ExtractOp>(def) : vector::ExtractOp()) {
+    auto pos = ex.getStaticPosition();
+    if (pos.size() != 1 || ShapedType::isDynamic(pos[0]) ||
+        cast<VectorType>(ex.getSource().getType()).getRank() != 1)
+      return false;
+    return elementLeaves(ex.getSource(), pos[0], out, depth + 1);
+  }
+  // A pure scalar op on extracted elements (log2 of a descale, a product
+  // with a scalar): its operands' leaves; anything else is a leaf itself.
+  if (def && isPure(def) && def->getNumResults() == 1 && def->getNumOperands() > 0 &&
+      llvm::any_of(def->getOperands(),
+                   [](Value o) { return o.getDefiningOp<vector::ExtractOp>(); })) {
+    for (Value o : def->getOperands())
+      if (!scalarLeaves(o, out, depth + 1))
+        return false;
+    return true;
+  }
+  out.push_back(s);
+  return true;
+}
+
+/// Per register of lane vector `v` (accPerLane elements), a key that is
+/// equal for equal elements (elementLeaves), or nothing when `v` is no
+/// per-key coefficient.
+std::optional<SmallVector<SmallVector<Value>>> coefficientKeys(Value v) {
+  auto t = dyn_cast<VectorType>(v.getType());
+  if (!t || t.getRank() != 1)
+    return std::nullopt;
+  SmallVector<SmallVector<Value>> keys(t.getDimSize(0));
+  for (int64_t r = 0; r < t.getDimSize(0); ++r)
+    if (!elementLeaves(v, r, keys[r]))
+      return std::nullopt;
+  return keys;
+}
+
+/// A lane part x * k + c with k and c per-key coefficients: fmha-fold-vd-
+/// exp2's S' = S * kd + log2(vd) / c, then its product with the scalar c
+/// and its difference with the row max. Element r's coefficients are
+/// (k[r], c[r]); `c` is null for x * k alone (descaledPart).
+struct AffinePart {
+  Value x, k, c;
+};
+std::optional<AffinePart> affinePart(Value part) {
+  if (std::optional<DescaledPart> d = descaledPart(part))
+    return AffinePart{d->x, d->k, Value()};
+  auto add = part.getDefiningOp<arith::AddFOp>();
+  if (!add || !isa<VectorType>(part.getType()))
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    Value m = add->getOperand(side), c = add->getOperand(1 - side);
+    auto mul = m.getDefiningOp<arith::MulFOp>();
+    if (!mul)
+      continue;
+    for (int ks = 0; ks < 2; ++ks) {
+      Value k = mul->getOperand(ks);
+      if (coefficientKeys(k) && coefficientKeys(c) && !coefficientKeys(mul->getOperand(1 - ks)))
+        return AffinePart{mul->getOperand(1 - ks), k, c};
+    }
+  }
+  return std::nullopt;
+}
+
+/// Register r's group key of affine part `a`: its k and c leaves.
+std::vector<void *> affineKey(const AffinePart &a, int64_t r) {
+  SmallVector<Value> leaves;
+  elementLeaves(a.k, r, leaves);
+  size_t nk = leaves.size();
+  if (a.c)
+    elementLeaves(a.c, r, leaves);
+  std::vector<void *> key{reinterpret_cast<void *>(nk)};
+  for (Value v : leaves)
+    key.push_back(v.getAsOpaquePointer());
+  return key;
 }
 
 /// Every arith elementwise op with a lane form.
@@ -265,27 +373,92 @@ struct ElementwisePattern : public ConversionPattern {
       // scalar: S * (kd * c), one multiply a distinct descale, so S * kd is
       // left to the row max, which takes it apart too (ReductionPattern):
       // at page 64 the 32 v_pk_mul_f32 of S * kd go.
+      // (x * k + b) * c with k, b per-key coefficients (affinePart:
+      // exp2_bias's S * kd + log2(vd) / c): x * (k * c) + b * c, one product
+      // a distinct coefficient, so the exp2 argument stays one fma an
+      // element once the row max is subtracted (below).
       if (isa<arith::MulFOp>(op) && op->getNumOperands() == 2) {
-        int si = !parts[0].empty() && descaledPart(parts[0].front()) ? 0 : 1;
+        int si = !parts[0].empty() && affinePart(parts[0].front()) ? 0 : 1;
         Value other = op->getOperand(1 - si);
         bool scalar = !isVector2D(other) || LaneForms::isSplat(other);
         if (scalar && !parts[si].empty() &&
-            llvm::all_of(parts[si], [](Value p) { return descaledPart(p).has_value(); })) {
+            llvm::all_of(parts[si], [](Value p) { return affinePart(p).has_value(); })) {
           Value c = isVector2D(other) ? lc.splatScalar(b, other, remap) : operands[1 - si][0];
-          DenseMap<Value, Value> scaled;
+          // S * kd alone keeps plain products (as the routes without a
+          // bias always had); with a bias they may fuse.
+          bool biased = llvm::any_of(parts[si], [](Value p) { return bool(affinePart(p)->c); });
+          auto contract = biased ? arith::FastMathFlags::contract : arith::FastMathFlags::none;
+          // One product a distinct coefficient, k's and b's apart.
+          std::map<std::vector<void *>, Value> scaled[2];
+          auto times = [&](Value coef, int64_t r, int which) {
+            SmallVector<Value> leaves;
+            elementLeaves(coef, r, leaves);
+            std::vector<void *> key;
+            for (Value v : leaves)
+              key.push_back(v.getAsOpaquePointer());
+            Value &v = scaled[which][key];
+            if (!v)
+              v = arith::MulFOp::create(b, vector::ExtractOp::create(b, coef, r), c,
+                                        contract);
+            return v;
+          };
           for (Value p : parts[si]) {
-            auto [x, k, ks] = *descaledPart(p);
-            SmallVector<Value> kc;
-            for (Value k : ks) {
-              Value &v = scaled[k];
-              if (!v)
-                v = arith::MulFOp::create(b, k, c);
-              kc.push_back(v);
+            AffinePart a = *affinePart(p);
+            auto vt = cast<VectorType>(a.x.getType());
+            SmallVector<Value> kc, bc;
+            for (int64_t r = 0; r < vt.getDimSize(0); ++r) {
+              kc.push_back(times(a.k, r, 0));
+              if (a.c)
+                bc.push_back(times(a.c, r, 1));
             }
-            Value kcv = vector::FromElementsOp::create(b, cast<VectorType>(x.getType()), kc);
-            out.parts.push_back(build(si == 0 ? SmallVector<Value>{x, kcv}
-                                              : SmallVector<Value>{kcv, x},
-                                      acc));
+            Value kcv = vector::FromElementsOp::create(b, vt, kc);
+            Value prod = build(si == 0 ? SmallVector<Value>{a.x, kcv}
+                                       : SmallVector<Value>{kcv, a.x},
+                               acc);
+            if (a.c)
+              prod = arith::AddFOp::create(b, prod, vector::FromElementsOp::create(b, vt, bc),
+                                           arith::FastMathFlags::contract);
+            out.parts.push_back(prod);
+          }
+          replace(rw, lc, op, out);
+          return success();
+        }
+      }
+      // (x * k + b) +/- r with r a per-key or per-row coefficient (the
+      // bias log2(vd) / c, the row max): x * k + (b +/- r), the sum taken
+      // once a distinct (b, r), so the exp2 argument S * (kd c) + (lb c -
+      // m c + shift) is one fma an element (per-element it took two).
+      if (isa<arith::AddFOp, arith::SubFOp>(op) && op->getNumOperands() == 2 &&
+          !parts[0].empty() && !parts[1].empty()) {
+        bool sub = isa<arith::SubFOp>(op);
+        int ai = affinePart(parts[0].front()) ? 0 : (sub ? -1 : 1);
+        if (ai >= 0 &&
+            llvm::all_of(parts[ai], [](Value p) { return affinePart(p).has_value(); }) &&
+            llvm::all_of(parts[1 - ai], [](Value p) { return coefficientKeys(p).has_value(); })) {
+          for (size_t j = 0; j < parts[ai].size(); ++j) {
+            AffinePart a = *affinePart(parts[ai][j]);
+            Value rv = parts[1 - ai][j];
+            auto vt = cast<VectorType>(a.x.getType());
+            std::map<std::vector<void *>, Value> sums;
+            SmallVector<Value> bs;
+            for (int64_t r = 0; r < vt.getDimSize(0); ++r) {
+              std::vector<void *> key = affineKey(AffinePart{a.x, rv, a.c}, r);
+              Value &v = sums[key];
+              if (!v) {
+                Value rr = vector::ExtractOp::create(b, rv, r);
+                if (!a.c)
+                  v = sub ? Value(arith::NegFOp::create(b, rr)) : rr;
+                else if (sub)
+                  v = arith::SubFOp::create(b, vector::ExtractOp::create(b, a.c, r), rr);
+                else
+                  v = arith::AddFOp::create(b, vector::ExtractOp::create(b, a.c, r), rr);
+              }
+              bs.push_back(v);
+            }
+            Value prod = arith::MulFOp::create(b, a.x, a.k, arith::FastMathFlags::contract);
+            out.parts.push_back(arith::AddFOp::create(
+                b, prod, vector::FromElementsOp::create(b, vt, bs),
+                arith::FastMathFlags::contract));
           }
           replace(rw, lc, op, out);
           return success();
@@ -380,32 +553,101 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
     // > 0 and rounding is monotonic, so the max of a group of registers
     // with one descale k is k * (the max of their S), exactly: a product a
     // group instead of one a register.
+    // The same for S' = S * kd + b with b per key too (affinePart:
+    // exp2_bias's bias log2(vd) / c): k * max(S) + b a group (one fma),
+    // where the per-element S' took an fma an element before its max.
     bool grouped = isMax && !src.parts.empty() &&
-                   llvm::all_of(src.parts, [](Value p) { return descaledPart(p).has_value(); });
+                   llvm::all_of(src.parts, [](Value p) { return affinePart(p).has_value(); });
+    // A sum of P * w with w per key (exp2_bias's row sum of P / vd): each
+    // group's P summed as 2-vectors, times its w once, where every pair
+    // took a product. Groups of an even size only (pairs stay in a group).
+    auto weighted = [](Value part) -> std::optional<std::pair<Value, Value>> {
+      auto mul = part.getDefiningOp<arith::MulFOp>();
+      if (!mul || !isa<VectorType>(part.getType()))
+        return std::nullopt;
+      for (int side = 0; side < 2; ++side)
+        if (coefficientKeys(mul->getOperand(1 - side)) &&
+            !coefficientKeys(mul->getOperand(side)))
+          return std::make_pair(mul->getOperand(side), mul->getOperand(1 - side));
+      return std::nullopt;
+    };
+    bool sumGrouped = !isMax && !src.parts.empty() &&
+                      llvm::all_of(src.parts, [&](Value p) { return weighted(p).has_value(); });
     LaneValues out;
     for (int64_t s = 0; s < lc.layout.slots(); ++s) {
       SmallVector<Value> xs;
-      SmallVector<Value> keys;                       // distinct descales, in order
-      DenseMap<Value, SmallVector<Value>> byKey;     // descale -> its S values
+      // Registers of one coefficient group (its key): the values, and the
+      // part and register its coefficients are read from.
+      struct Group {
+        SmallVector<Value> xs;
+        Value k, c;
+        int64_t r = 0;
+      };
+      std::vector<std::vector<void *>> order;
+      std::map<std::vector<void *>, Group> groups;
       for (Value part : src.parts) {
-        std::optional<DescaledPart> d;
+        std::optional<AffinePart> d;
+        std::optional<std::pair<Value, Value>> w;
         if (grouped)
-          d = descaledPart(part);
+          d = affinePart(part);
+        if (sumGrouped)
+          w = weighted(part);
         for (int64_t r = 0; r < lc.layout.accPerLane(); ++r) {
           if (lc.layout.slotOfReg[r] != s)
             continue;
-          if (!d) {
+          if (!d && !w) {
             xs.push_back(vector::ExtractOp::create(b, part, r));
             continue;
           }
-          Value k = d->ks[r];
-          if (!byKey.count(k))
-            keys.push_back(k);
-          byKey[k].push_back(vector::ExtractOp::create(b, d->x, r));
+          AffinePart a = d ? *d : AffinePart{w->first, w->second, Value()};
+          std::vector<void *> key = affineKey(a, r);
+          auto [it, fresh] = groups.try_emplace(key);
+          if (fresh) {
+            order.push_back(key);
+            it->second.k = a.k;
+            it->second.c = a.c;
+            it->second.r = r;
+          }
+          it->second.xs.push_back(vector::ExtractOp::create(b, a.x, r));
         }
       }
-      for (Value k : keys)
-        xs.push_back(arith::MulFOp::create(b, k, reduceTree(byKey[k], combine, 3)));
+      bool evenGroups = llvm::all_of(order, [&](const std::vector<void *> &k) {
+        return groups[k].xs.size() % 2 == 0;
+      });
+      if (sumGrouped && !evenGroups) {
+        // Ungrouped after all: every register's product.
+        for (Value part : src.parts)
+          for (int64_t r = 0; r < lc.layout.accPerLane(); ++r)
+            if (lc.layout.slotOfReg[r] == s)
+              xs.push_back(vector::ExtractOp::create(b, part, r));
+        order.clear();
+      }
+      auto v2 = VectorType::get({2}, b.getF32Type());
+      SmallVector<Value> weightedPairs;
+      for (const std::vector<void *> &key : order) {
+        Group &g = groups[key];
+        Value k = vector::ExtractOp::create(b, g.k, g.r);
+        if (isMax) {
+          Value m = arith::MulFOp::create(b, k, reduceTree(g.xs, combine, 3),
+                                          g.c ? arith::FastMathFlags::contract
+                                              : arith::FastMathFlags::none);
+          if (g.c)
+            m = arith::AddFOp::create(b, m, vector::ExtractOp::create(b, g.c, g.r),
+                                      arith::FastMathFlags::contract);
+          xs.push_back(m);
+          continue;
+        }
+        SmallVector<Value> pairs;
+        for (size_t i = 0; i < g.xs.size(); i += 2)
+          pairs.push_back(vector::FromElementsOp::create(b, v2, ValueRange{g.xs[i], g.xs[i + 1]}));
+        Value sum = reduceTree(pairs, combine, 2);
+        weightedPairs.push_back(
+            arith::MulFOp::create(b, sum, vector::BroadcastOp::create(b, v2, k)));
+      }
+      if (!weightedPairs.empty()) {
+        Value sum = reduceTree(weightedPairs, combine, 2);
+        xs = {vector::ExtractOp::create(b, sum, 0), vector::ExtractOp::create(b, sum, 1)};
+      }
       if (!isMax && xs.size() % 2 == 0 && xs.size() > 2) {
         auto v2 = VectorType::get({2}, xs[0].getType());
         SmallVector<Value> pairs;
