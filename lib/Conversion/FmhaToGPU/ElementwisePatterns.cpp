@@ -128,12 +128,14 @@ std::optional<DescaledPart> descaledPart(Value part) {
 /// What element `r` of lane vector `v` is computed from, down to scalars
 /// (loads, block arguments, values from outside): through elementwise ops,
 /// vector.from_elements, scalar broadcasts, splat constants and the pure
-/// scalar ops on extracted elements. Two elements with equal leaves are
-/// equal (the same ops on the same scalars). False when an element depends
-/// on anything else (an MMA's result, a loaded vector, a loop-carried
-/// vector): `v` is then no per-key coefficient.
-bool scalarLeaves(Value s, SmallVectorImpl<Value> &out, int depth);
-bool elementLeaves(Value v, int64_t r, SmallVectorImpl<Value> &out, int depth = 0) {
+/// scalar ops on extracted elements, as opaque pointers: the scalars, and
+/// the names of the ops and the splat constants on the way, so two elements
+/// with equal leaves are equal (the same ops on the same scalars). False
+/// when an element depends on anything else (an MMA's result, a loaded
+/// vector, a loop-carried vector): `v` is then no per-key coefficient.
+using Leaves = SmallVector<const void *>;
+bool scalarLeaves(Value s, Leaves &out, int depth);
+bool elementLeaves(Value v, int64_t r, Leaves &out, int depth = 0) {
   Operation *def = v.getDefiningOp();
   if (!def || depth > 16)
     return false;
@@ -141,17 +143,20 @@ bool elementLeaves(Value v, int64_t r, SmallVectorImpl<Value> &out, int depth = 
     return scalarLeaves(fe.getElements()[r], out, depth + 1);
   if (auto bc = dyn_cast<vector::BroadcastOp>(def))
     return !isa<VectorType>(bc.getSourceType()) && scalarLeaves(bc.getSource(), out, depth + 1);
-  if (auto c = dyn_cast<arith::ConstantOp>(def))
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    out.push_back(c.getValue().getAsOpaquePointer());
     return isa<SplatElementsAttr>(c.getValue());
+  }
   if (!def->hasTrait<OpTrait::Elementwise>() || !isPure(def) || def->getNumResults() != 1)
     return false;
+  out.push_back(def->getName().getAsOpaquePointer());
   for (Value o : def->getOperands())
     if (!(isa<VectorType>(o.getType()) ? elementLeaves(o, r, out, depth + 1)
                                         : scalarLeaves(o, out, depth + 1)))
       return false;
   return true;
 }
-bool scalarLeaves(Value s, SmallVectorImpl<Value> &out, int depth) {
+bool scalarLeaves(Value s, Leaves &out, int depth) {
   if (depth > 16)
     return false;
   Operation *def = s.getDefiningOp();
@@ -167,23 +172,24 @@ bool scalarLeaves(Value s, SmallVectorImpl<Value> &out, int depth) {
   if (def && isPure(def) && def->getNumResults() == 1 && def->getNumOperands() > 0 &&
       llvm::any_of(def->getOperands(),
                    [](Value o) { return o.getDefiningOp<vector::ExtractOp>(); })) {
+    out.push_back(def->getName().getAsOpaquePointer());
     for (Value o : def->getOperands())
       if (!scalarLeaves(o, out, depth + 1))
         return false;
     return true;
   }
-  out.push_back(s);
+  out.push_back(s.getAsOpaquePointer());
   return true;
 }
 
 /// Per register of lane vector `v` (accPerLane elements), a key that is
 /// equal for equal elements (elementLeaves), or nothing when `v` is no
 /// per-key coefficient.
-std::optional<SmallVector<SmallVector<Value>>> coefficientKeys(Value v) {
+std::optional<SmallVector<Leaves>> coefficientKeys(Value v) {
   auto t = dyn_cast<VectorType>(v.getType());
   if (!t || t.getRank() != 1)
     return std::nullopt;
-  SmallVector<SmallVector<Value>> keys(t.getDimSize(0));
+  SmallVector<Leaves> keys(t.getDimSize(0));
   for (int64_t r = 0; r < t.getDimSize(0); ++r)
     if (!elementLeaves(v, r, keys[r]))
       return std::nullopt;
@@ -218,15 +224,14 @@ std::optional<AffinePart> affinePart(Value part) {
 }
 
 /// Register r's group key of affine part `a`: its k and c leaves.
-std::vector<void *> affineKey(const AffinePart &a, int64_t r) {
-  SmallVector<Value> leaves;
+std::vector<const void *> affineKey(const AffinePart &a, int64_t r) {
+  Leaves leaves;
   elementLeaves(a.k, r, leaves);
   size_t nk = leaves.size();
   if (a.c)
     elementLeaves(a.c, r, leaves);
-  std::vector<void *> key{reinterpret_cast<void *>(nk)};
-  for (Value v : leaves)
-    key.push_back(v.getAsOpaquePointer());
+  std::vector<const void *> key{reinterpret_cast<const void *>(nk)};
+  key.insert(key.end(), leaves.begin(), leaves.end());
   return key;
 }
 
@@ -389,13 +394,11 @@ struct ElementwisePattern : public ConversionPattern {
           bool biased = llvm::any_of(parts[si], [](Value p) { return bool(affinePart(p)->c); });
           auto contract = biased ? arith::FastMathFlags::contract : arith::FastMathFlags::none;
           // One product a distinct coefficient, k's and b's apart.
-          std::map<std::vector<void *>, Value> scaled[2];
+          std::map<std::vector<const void *>, Value> scaled[2];
           auto times = [&](Value coef, int64_t r, int which) {
-            SmallVector<Value> leaves;
+            Leaves leaves;
             elementLeaves(coef, r, leaves);
-            std::vector<void *> key;
-            for (Value v : leaves)
-              key.push_back(v.getAsOpaquePointer());
+            std::vector<const void *> key(leaves.begin(), leaves.end());
             Value &v = scaled[which][key];
             if (!v)
               v = arith::MulFOp::create(b, vector::ExtractOp::create(b, coef, r), c,
@@ -439,10 +442,10 @@ struct ElementwisePattern : public ConversionPattern {
             AffinePart a = *affinePart(parts[ai][j]);
             Value rv = parts[1 - ai][j];
             auto vt = cast<VectorType>(a.x.getType());
-            std::map<std::vector<void *>, Value> sums;
+            std::map<std::vector<const void *>, Value> sums;
             SmallVector<Value> bs;
             for (int64_t r = 0; r < vt.getDimSize(0); ++r) {
-              std::vector<void *> key = affineKey(AffinePart{a.x, rv, a.c}, r);
+              std::vector<const void *> key = affineKey(AffinePart{a.x, rv, a.c}, r);
               Value &v = sums[key];
               if (!v) {
                 Value rr = vector::ExtractOp::create(b, rv, r);
@@ -583,8 +586,8 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
         Value k, c;
         int64_t r = 0;
       };
-      std::vector<std::vector<void *>> order;
-      std::map<std::vector<void *>, Group> groups;
+      std::vector<std::vector<const void *>> order;
+      std::map<std::vector<const void *>, Group> groups;
       for (Value part : src.parts) {
         std::optional<AffinePart> d;
         std::optional<std::pair<Value, Value>> w;
@@ -600,7 +603,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
             continue;
           }
           AffinePart a = d ? *d : AffinePart{w->first, w->second, Value()};
-          std::vector<void *> key = affineKey(a, r);
+          std::vector<const void *> key = affineKey(a, r);
           auto [it, fresh] = groups.try_emplace(key);
           if (fresh) {
             order.push_back(key);
@@ -611,7 +614,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
           it->second.xs.push_back(vector::ExtractOp::create(b, a.x, r));
         }
       }
-      bool evenGroups = llvm::all_of(order, [&](const std::vector<void *> &k) {
+      bool evenGroups = llvm::all_of(order, [&](const std::vector<const void *> &k) {
         return groups[k].xs.size() % 2 == 0;
       });
       if (sumGrouped && !evenGroups) {
@@ -624,7 +627,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
       }
       auto v2 = VectorType::get({2}, b.getF32Type());
       SmallVector<Value> weightedPairs;
-      for (const std::vector<void *> &key : order) {
+      for (const std::vector<const void *> &key : order) {
         Group &g = groups[key];
         Value k = vector::ExtractOp::create(b, g.k, g.r);
         if (isMax) {

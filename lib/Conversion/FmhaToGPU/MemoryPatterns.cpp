@@ -345,7 +345,10 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
         ArrayRef<OpFoldResult>{arith::SubIOp::create(b, extent, headStart).getResult()},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     Value stride0 = arith::IndexCastOp::create(b, b.getI32Type(), md.getStrides()[0]);
-    Value stride0x4 = arith::ShLIOp::create(b, stride0, laneConstI32(b, 2));
+    // Scalar loads (uniformWordRuns): the stride in bytes, loop-invariant.
+    Value stride0x4 = lc.ti.uniformWordRuns()
+                          ? Value(arith::ShLIOp::create(b, stride0, laneConstI32(b, 2)))
+                          : Value();
     // zeroInvalid: 0 for an id < 0. The kernels never read such a value (a
     // uniform id < 0 is a tile past the sequence, a per-key id is clamped
     // into it), but the select moves the value to a VGPR on AMDGPU (an i1
@@ -358,13 +361,13 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
       Value safe = knownValid ? id
                               : Value(arith::SelectOp::create(b, valid, id,
                                                               laneConstI32(b, 0)));
-      // The byte offset id * (4 * stride0) (the scaled stride is
-      // loop-invariant), masked to a multiple of 4 below 2^32, then the
-      // element index: the target folds index * 4 back into the product
-      // (AMDGPU: one s_mul_i32 as the SGPR offset, where lin << 2 took an
-      // s_lshl_b32 more a load).
+      // Scalar loads: the byte offset id * (4 * stride0) in 32 bits (a
+      // descale tensor holds at most 2^30 elements, docs/ABI.md), then the
+      // element index; the target folds index * 4 back into the product
+      // (AMDGPU: one s_mul_i32 as s_load_dword's SGPR offset, where
+      // lin << 2 took an s_lshl_b32 more a load).
       Value lin;
-      if (lc.ti.uniformWordRuns()) {
+      if (stride0x4) {
         lin = arith::MulIOp::create(b, safe, stride0x4);
         lin = arith::ShRUIOp::create(b, lin, laneConstI32(b, 2));
       } else {
