@@ -129,7 +129,7 @@ std::optional<DescaledPart> descaledPart(Value part) {
 /// (loads, block arguments, values from outside): through elementwise ops,
 /// vector.from_elements, scalar broadcasts, splat constants and the pure
 /// scalar ops on extracted elements, as opaque pointers: the scalars, and
-/// the names of the ops and the splat constants on the way, so two elements
+/// the ops (name and attributes) and the splat constants on the way, so two elements
 /// with equal leaves are equal (the same ops on the same scalars). False
 /// when an element depends on anything else (an MMA's result, a loaded
 /// vector, a loop-carried vector): `v` is then no per-key coefficient.
@@ -150,6 +150,7 @@ bool elementLeaves(Value v, int64_t r, Leaves &out, int depth = 0) {
   if (!def->hasTrait<OpTrait::Elementwise>() || !isPure(def) || def->getNumResults() != 1)
     return false;
   out.push_back(def->getName().getAsOpaquePointer());
+  out.push_back(def->getAttrDictionary().getAsOpaquePointer());
   for (Value o : def->getOperands())
     if (!(isa<VectorType>(o.getType()) ? elementLeaves(o, r, out, depth + 1)
                                         : scalarLeaves(o, out, depth + 1)))
@@ -173,6 +174,7 @@ bool scalarLeaves(Value s, Leaves &out, int depth) {
       llvm::any_of(def->getOperands(),
                    [](Value o) { return o.getDefiningOp<vector::ExtractOp>(); })) {
     out.push_back(def->getName().getAsOpaquePointer());
+    out.push_back(def->getAttrDictionary().getAsOpaquePointer());
     for (Value o : def->getOperands())
       if (!scalarLeaves(o, out, depth + 1))
         return false;
@@ -221,6 +223,15 @@ std::optional<AffinePart> affinePart(Value part) {
     }
   }
   return std::nullopt;
+}
+
+/// Whether lane vector `k` is a vector.from_elements of loaded scalars (the
+/// gathered descales, as descaledPart takes them).
+bool loadedScalars(Value k) {
+  auto fe = k.getDefiningOp<vector::FromElementsOp>();
+  return fe && llvm::all_of(fe.getElements(), [](Value e) {
+           return e.getDefiningOp<memref::LoadOp>() != nullptr;
+         });
 }
 
 /// Register r's group key of affine part `a`: its k and c leaves.
@@ -559,8 +570,12 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
     // The same for S' = S * kd + b with b per key too (affinePart:
     // exp2_bias's bias log2(vd) / c): k * max(S) + b a group (one fma),
     // where the per-element S' took an fma an element before its max.
-    bool grouped = isMax && !src.parts.empty() &&
-                   llvm::all_of(src.parts, [](Value p) { return affinePart(p).has_value(); });
+    // Only where k is loaded descales (amax / M >= 0, docs/SPEC.md): k *
+    // max(x) is max(k * x) for k >= 0 only (k = 0: both 0 for finite x).
+    bool grouped = isMax && !src.parts.empty() && llvm::all_of(src.parts, [](Value p) {
+                     std::optional<AffinePart> a = affinePart(p);
+                     return a && loadedScalars(a->k);
+                   });
     // A sum of P * w with w per key (exp2_bias's row sum of P / vd): each
     // group's P summed as 2-vectors, times its w once, where every pair
     // took a product. Groups of an even size only (pairs stay in a group).
