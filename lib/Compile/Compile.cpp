@@ -277,13 +277,7 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   // Front half: the kernel at the gpu/amdgpu/rocdl level.
   // (the same builder the pipelines and the lane emulator use).
   PassManager front(&ctx);
-  LaneKernelOptions lko;
-  lko.folds = opt.folds;
-  lko.peel = opt.peel;
-  lko.pipeline = opt.pipeline;
-  lko.overlapScoreMma = opt.overlapScoreMma;
-  lko.vdRoute = opt.vdRoute;
-  buildFmhaToLaneKernelPipeline(front, opt.chip, lko);
+  buildFmhaToLaneKernelPipeline(front, opt.chip, laneKernelOptionsOf(opt));
   if (failed(front.run(*module)))
     return failure();
 

@@ -249,13 +249,8 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   } else {
     // The chip's kernel, as fmha-compile builds it.
     PassManager front(&ctx);
-    LaneKernelOptions lko;
-    lko.folds = opt.folds;
-    lko.peel = opt.peel;
-    lko.pipeline = opt.pipeline;
-    lko.overlapScoreMma = opt.overlapScoreMma;
-    lko.vdRoute = opt.vdRoute; // the config already states it
-    buildFmhaToLaneKernelPipeline(front, t, lko);
+    // (its vd-route: the config already states it)
+    buildFmhaToLaneKernelPipeline(front, t, laneKernelOptionsOf(opt));
     if (failed(front.run(*module))) {
       error = "not supported on " + t + ": " + diag;
       return nullptr;

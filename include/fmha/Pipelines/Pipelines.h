@@ -156,6 +156,18 @@ struct LaneKernelOptions {
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
 };
+/// The front half's options as fmha-compile's CompileOptions and the lane
+/// emulator's CpuKernelOptions give them (the same five fields).
+template <typename Options>
+LaneKernelOptions laneKernelOptionsOf(const Options &o) {
+  LaneKernelOptions l;
+  l.folds = o.folds;
+  l.peel = o.peel;
+  l.pipeline = o.pipeline;
+  l.overlapScoreMma = o.overlapScoreMma;
+  l.vdRoute = o.vdRoute;
+  return l;
+}
 /// The GPU front half shared by the GPU pipelines: the tiling stages for
 /// `chip`, canonicalize + CSE, fmha-outline-kernel{chip},
 /// convert-fmha-to-gpu{chip}. Ends at the

@@ -102,10 +102,19 @@ struct BroadcastPattern : LanePattern<vector::BroadcastOp> {
   }
 };
 
+/// Whether lane vector `k` is a vector.from_elements of loaded scalars (the
+/// gathered descales: one scalar a page group, wave-uniform on tiles of
+/// whole pages).
+bool loadedScalars(Value k) {
+  auto fe = k.getDefiningOp<vector::FromElementsOp>();
+  return fe && llvm::all_of(fe.getElements(), [](Value e) {
+           return e.getDefiningOp<memref::LoadOp>() != nullptr;
+         });
+}
+
 /// A lane part of S' = S * kd with kd per key as the gathered descales give
-/// it: `arith.mulf %x, %k` with %k a `vector.from_elements` of loaded f32
-/// scalars (one scalar a page group, wave-uniform on tiles of whole pages).
-/// Returns x, the descale vector and its scalars, or nothing.
+/// it: `arith.mulf %x, %k` with %k loadedScalars. Returns x, the descale
+/// vector and its scalars, or nothing.
 struct DescaledPart {
   Value x, k;
   SmallVector<Value> ks;
@@ -115,12 +124,11 @@ std::optional<DescaledPart> descaledPart(Value part) {
   if (!mul || !isa<VectorType>(part.getType()))
     return std::nullopt;
   for (int side = 0; side < 2; ++side) {
-    auto k = mul->getOperand(1 - side).getDefiningOp<vector::FromElementsOp>();
-    if (!k || !llvm::all_of(k.getElements(), [](Value e) {
-          return e.getDefiningOp<memref::LoadOp>() != nullptr;
-        }))
+    Value k = mul->getOperand(1 - side);
+    if (!loadedScalars(k))
       continue;
-    return DescaledPart{mul->getOperand(side), k, SmallVector<Value>(k.getElements())};
+    return DescaledPart{mul->getOperand(side), k,
+                        SmallVector<Value>(k.getDefiningOp<vector::FromElementsOp>().getElements())};
   }
   return std::nullopt;
 }
@@ -198,6 +206,18 @@ std::optional<SmallVector<Leaves>> coefficientKeys(Value v) {
   return keys;
 }
 
+/// `part` as x * k (`arith.mulf`, either operand order) with k a per-key
+/// coefficient (coefficientKeys) and x not one: (x, k), or nothing.
+std::optional<std::pair<Value, Value>> coefficientProduct(Value part) {
+  auto mul = part.getDefiningOp<arith::MulFOp>();
+  if (!mul || !isa<VectorType>(part.getType()))
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side)
+    if (coefficientKeys(mul->getOperand(1 - side)) && !coefficientKeys(mul->getOperand(side)))
+      return std::make_pair(mul->getOperand(side), mul->getOperand(1 - side));
+  return std::nullopt;
+}
+
 /// A lane part x * k + c with k and c per-key coefficients: fmha-fold-vd-
 /// exp2's S' = S * kd + log2(vd) / c, then its product with the scalar c
 /// and its difference with the row max. Element r's coefficients are
@@ -212,26 +232,11 @@ std::optional<AffinePart> affinePart(Value part) {
   if (!add || !isa<VectorType>(part.getType()))
     return std::nullopt;
   for (int side = 0; side < 2; ++side) {
-    Value m = add->getOperand(side), c = add->getOperand(1 - side);
-    auto mul = m.getDefiningOp<arith::MulFOp>();
-    if (!mul)
-      continue;
-    for (int ks = 0; ks < 2; ++ks) {
-      Value k = mul->getOperand(ks);
-      if (coefficientKeys(k) && coefficientKeys(c) && !coefficientKeys(mul->getOperand(1 - ks)))
-        return AffinePart{mul->getOperand(1 - ks), k, c};
-    }
+    Value c = add->getOperand(1 - side);
+    if (auto xk = coefficientProduct(add->getOperand(side)); xk && coefficientKeys(c))
+      return AffinePart{xk->first, xk->second, c};
   }
   return std::nullopt;
-}
-
-/// Whether lane vector `k` is a vector.from_elements of loaded scalars (the
-/// gathered descales, as descaledPart takes them).
-bool loadedScalars(Value k) {
-  auto fe = k.getDefiningOp<vector::FromElementsOp>();
-  return fe && llvm::all_of(fe.getElements(), [](Value e) {
-           return e.getDefiningOp<memref::LoadOp>() != nullptr;
-         });
 }
 
 /// Register r's group key of affine part `a`: its k and c leaves.
@@ -579,18 +584,8 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
     // A sum of P * w with w per key (exp2_bias's row sum of P / vd): each
     // group's P summed as 2-vectors, times its w once, where every pair
     // took a product. Groups of an even size only (pairs stay in a group).
-    auto weighted = [](Value part) -> std::optional<std::pair<Value, Value>> {
-      auto mul = part.getDefiningOp<arith::MulFOp>();
-      if (!mul || !isa<VectorType>(part.getType()))
-        return std::nullopt;
-      for (int side = 0; side < 2; ++side)
-        if (coefficientKeys(mul->getOperand(1 - side)) &&
-            !coefficientKeys(mul->getOperand(side)))
-          return std::make_pair(mul->getOperand(side), mul->getOperand(1 - side));
-      return std::nullopt;
-    };
     bool sumGrouped = !isMax && !src.parts.empty() &&
-                      llvm::all_of(src.parts, [&](Value p) { return weighted(p).has_value(); });
+                      llvm::all_of(src.parts, [&](Value p) { return coefficientProduct(p).has_value(); });
     LaneValues out;
     for (int64_t s = 0; s < lc.layout.slots(); ++s) {
       SmallVector<Value> xs;
@@ -609,7 +604,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
         if (grouped)
           d = affinePart(part);
         if (sumGrouped)
-          w = weighted(part);
+          w = coefficientProduct(part);
         for (int64_t r = 0; r < lc.layout.accPerLane(); ++r) {
           if (lc.layout.slotOfReg[r] != s)
             continue;
