@@ -1,6 +1,9 @@
 //===- FmhaTileOps.cpp - verifiers of the tile-level ops --------------------===//
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
 using namespace mlir;
 using namespace mlir::fmha;
 
@@ -87,6 +90,10 @@ LogicalResult StagedKVOp::verify() {
     return emitOpError() << "a ring needs at least 2 stages, got " << static_cast<int64_t>(getStages());
   if (static_cast<int64_t>(getPending()) < 0)
     return emitOpError() << "pending must be >= 0, got " << static_cast<int64_t>(getPending());
+  if (getByBarrier() && getPending() != 0)
+    return emitOpError() << "a stage waited by fmha.stage_wait (by_barrier) takes "
+                            "pending = 0, got "
+                         << static_cast<int64_t>(getPending());
   // The ring's fmha.stage_kv ops (in the enclosing function or kernel) fill
   // the stage it reads: at least one, each with its stages and tile type.
   Operation *scope = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
@@ -171,5 +178,94 @@ LogicalResult QuantizeTileOp::verify() {
     return emitOpError() << "result must be an fp8 tile, got " << out;
   if (in.getShape() != out.getShape())
     return emitOpError() << "result " << out << " must have the shape of " << in;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// fmha.warp_roles
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpRolesOp::verify() {
+  if (getConsumers() < 1)
+    return emitOpError() << "needs at least one consumer group, got "
+                         << static_cast<int64_t>(getConsumers());
+  if (getWarps() < 1)
+    return emitOpError() << "warps must be >= 1, got " << static_cast<int64_t>(getWarps());
+  for (int64_t r : {static_cast<int64_t>(getProducerRegs()),
+                    static_cast<int64_t>(getConsumerRegs())})
+    if (r != 0 && (r < 24 || r > 256 || r % 8))
+      return emitOpError() << "registers per thread must be 0 (the target's "
+                              "choice) or a multiple of 8 in [24, 256], got "
+                           << r;
+  Block &c = getConsumer().front();
+  if (c.getNumArguments() != 1 || !c.getArgument(0).getType().isIndex())
+    return emitOpError() << "the consumer region takes one index argument (its "
+                            "group number)";
+  if (getProducer().front().getNumArguments() != 0)
+    return emitOpError() << "the producer region takes no arguments";
+  // Each handoff op in the role that may use it.
+  WalkResult r = getProducer().walk([&](Operation *op) {
+    if (isa<StageWaitOp, StageReleaseOp, TileMmaOp, StoreRowsOp>(op)) {
+      emitOpError() << "the producer region may not hold '" << op->getName() << "'";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  r = getConsumer().walk([&](Operation *op) {
+    if (isa<StageFreeOp, StageFilledOp, StageKVOp>(op)) {
+      emitOpError() << "the consumer region may not hold '" << op->getName() << "'";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+void WarpRolesOp::print(OpAsmPrinter &p) {
+  p << " consumers(" << getConsumers() << ") warps(" << getWarps() << ") regs("
+    << getProducerRegs() << ", " << getConsumerRegs() << ") producer ";
+  p.printRegion(getProducer(), /*printEntryBlockArgs=*/false);
+  p << " consumer(";
+  p.printOperand(getConsumerIndex());
+  p << ") ";
+  p.printRegion(getConsumer(), /*printEntryBlockArgs=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getConsumersAttrName(), getWarpsAttrName(),
+                           getProducerRegsAttrName(), getConsumerRegsAttrName()});
+}
+
+ParseResult WarpRolesOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &b = parser.getBuilder();
+  int64_t consumers, warps, pregs, cregs;
+  OpAsmParser::Argument index;
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  if (parser.parseKeyword("consumers") || parser.parseLParen() ||
+      parser.parseInteger(consumers) || parser.parseRParen() ||
+      parser.parseKeyword("warps") || parser.parseLParen() ||
+      parser.parseInteger(warps) || parser.parseRParen() ||
+      parser.parseKeyword("regs") || parser.parseLParen() ||
+      parser.parseInteger(pregs) || parser.parseComma() ||
+      parser.parseInteger(cregs) || parser.parseRParen())
+    return failure();
+  result.addAttribute("consumers", i64(consumers));
+  result.addAttribute("warps", i64(warps));
+  result.addAttribute("producer_regs", i64(pregs));
+  result.addAttribute("consumer_regs", i64(cregs));
+  Region *producer = result.addRegion();
+  Region *consumer = result.addRegion();
+  if (parser.parseKeyword("producer") || parser.parseRegion(*producer) ||
+      parser.parseKeyword("consumer") || parser.parseLParen() ||
+      parser.parseArgument(index, /*allowType=*/false) || parser.parseRParen())
+    return failure();
+  index.type = b.getIndexType();
+  if (parser.parseRegion(*consumer, {index}) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  if (producer->empty())
+    producer->emplaceBlock();
+  if (consumer->empty())
+    consumer->emplaceBlock().addArgument(b.getIndexType(), result.location);
   return success();
 }

@@ -249,10 +249,12 @@ def Fmha_StagedKVOp : Fmha_Op<"staged_kv", [MemoryEffects<[MemRead]>]> {
     were started after this stage's are still in flight, then yields the
     tile the stage holds: the value `fmha.gather_kv` gives for the same
     arguments. `ring`, `stages` and the result type must be those of the
-    `fmha.stage_kv` ops of the ring.
+    `fmha.stage_kv` ops of the ring. With `by_barrier` (consumer warps of
+    `fmha.warp_roles`, which start no copies) the wait is an
+    `fmha.stage_wait` before it and `pending` must be 0.
   }];
   let arguments = (ins Index:$slot, I64Attr:$ring, I64Attr:$stages,
-                       I64Attr:$pending);
+                       I64Attr:$pending, UnitAttr:$by_barrier);
   let results = (outs VectorOfRank<[2]>:$tile);
   let assemblyFormat = [{
     `slot` `(` $slot `)` attr-dict `:` type($tile)
@@ -386,6 +388,90 @@ def Fmha_MaskTileOp : Fmha_Op<"mask_tile", [Pure, AllTypesMatch<["scores", "resu
     (`window` `(` $window^ `)`)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
+}
+
+def Fmha_WarpRolesOp : Fmha_Op<"warp_roles", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "a workgroup split into a producer warpgroup and consumer warpgroups";
+  let description = [{
+    Warp specialization (written by fmha-warp-specialize): the workgroup
+    runs `producer` in its first `warps` warps (warpgroup 0) and `consumer`
+    in each of `consumers` groups of `warps` warps after it, the consumer
+    region's index argument being the group's number (0 .. consumers - 1).
+    The roles share the rings of `fmha.stage_kv` and hand each stage over
+    with `fmha.stage_free` / `fmha.stage_filled` (producer) and
+    `fmha.stage_wait` / `fmha.stage_release` (consumers): every consumer
+    reads every filled stage. `producer_regs` / `consumer_regs` are the
+    registers per thread each role asks for (0: the target's choice).
+
+    ```mlir
+    fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+      ...
+    } consumer(%c) {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins I64Attr:$consumers, I64Attr:$warps,
+                       I64Attr:$producer_regs, I64Attr:$consumer_regs);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The consumer region's group number.
+    BlockArgument getConsumerIndex() { return getConsumer().front().getArgument(0); }
+  }];
+}
+
+def Fmha_StageFreeOp : Fmha_Op<"stage_free", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "producer: wait until every consumer released a stage's previous fill";
+  let description = [{
+    Before fill number `fill` (0, 1, ...) of stage `slot` of a `stages`-stage
+    ring, when `enabled`: waits until every consumer ran `fmha.stage_release`
+    on fill `fill - 1` of the slot (nothing to wait for on fill 0).
+  }];
+  let arguments = (ins Index:$slot, Index:$fill, I1:$enabled, I64Attr:$stages);
+  let assemblyFormat = [{
+    `slot` `(` $slot `)` `fill` `(` $fill `)` `if` `(` $enabled `)` attr-dict
+  }];
+}
+
+def Fmha_StageFilledOp : Fmha_Op<"stage_filled", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "producer: the copies started into a stage complete its fill";
+  let description = [{
+    When `enabled`: once this thread's copies started before (`fmha.stage_kv`)
+    have landed, the thread's part of the stage's current fill is done; the
+    fill is complete when every producer thread's is.
+  }];
+  let arguments = (ins Index:$slot, I1:$enabled, I64Attr:$stages);
+  let assemblyFormat = [{
+    `slot` `(` $slot `)` `if` `(` $enabled `)` attr-dict
+  }];
+}
+
+def Fmha_StageWaitOp : Fmha_Op<"stage_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "consumer: wait until fill `fill` of a stage is complete";
+  let description = [{
+    The `fmha.staged_kv {by_barrier}` reads of stage `slot` that follow see
+    fill number `fill` of it (`fmha.stage_filled` by every producer thread).
+  }];
+  let arguments = (ins Index:$slot, Index:$fill, I64Attr:$stages);
+  let assemblyFormat = [{
+    `slot` `(` $slot `)` `fill` `(` $fill `)` attr-dict
+  }];
+}
+
+def Fmha_StageReleaseOp : Fmha_Op<"stage_release", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "consumer: this consumer is done with a stage's current fill";
+  let description = [{
+    Every read of stage `slot` before it (its K as an MMA operand, its V
+    transposed out) is finished; the producer may refill the stage once
+    every consumer released it.
+  }];
+  let arguments = (ins Index:$slot, I64Attr:$stages);
+  let assemblyFormat = [{
+    `slot` `(` $slot `)` attr-dict
+  }];
 }
 
 #endif // FMHA_DIALECT_FMHA_IR_FMHAOPS_TD

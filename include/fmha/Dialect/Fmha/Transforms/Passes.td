@@ -393,6 +393,61 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
+  let summary = "Split a pipelined kernel into a producer warpgroup and consumer warpgroups";
+  let description = [{
+    Warp specialization of a grid whose KV loop fmha-pipeline-kv-stages
+    pipelined (FA3's structure, HOPPER_NOTES.md section 4): the grid
+    point's body becomes an `fmha.warp_roles` op.
+
+    - The grid takes `consumers` query heads per workgroup (its head
+      dimension divided by `consumers`): consumer c works on head
+      `consumers * h + c` with the body as it was, less its `fmha.stage_kv`
+      ops; its `fmha.staged_kv` reads wait by barrier (`by_barrier`): an
+      `fmha.stage_wait` of fill (t - lb) / stages before the loop's first
+      staged read, an `fmha.stage_release` after the last read of the
+      stage (its V transposed out, S = Q K^T on its K finished).
+    - The producer runs the same grid point with only what the
+      `fmha.stage_kv` ops need (the bounds, the page-table reads, the
+      pipelined loop's carried page ids): each tile's stage ops behind an
+      `fmha.stage_free` (the consumers released the stage's previous fill)
+      and followed by an `fmha.stage_filled`.
+
+    The consumers of one workgroup share every staged K and V tile, so
+    their heads must share a KV head: the grid's KV head must be the query
+    head divided by a group size that `consumers` divides (GQA), else the
+    grid is left alone. Also left alone: grids without a pipelined loop, and
+    grids that quantize Q (`fmha.quantize_tile`: its workgroup reduction is
+    not per role yet).
+
+    Before (sketch):
+    ```mlir
+    scf.forall (%qb, %h, %b) in (%n, 32, %nb) {
+      ... fmha.stage_kv ... scf.for ... {fmha.pipelined} ...
+    }
+    ```
+    After:
+    ```mlir
+    scf.forall (%qb, %h2, %b) in (%n, 16, %nb) {
+      fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+        ... fmha.stage_free, fmha.stage_kv, fmha.stage_filled ...
+      } consumer(%c) {
+        ... fmha.stage_wait, fmha.staged_kv {by_barrier}, ..., fmha.stage_release ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"consumers", "consumers", "int64_t", /*default=*/"2",
+           "Consumer warpgroups per workgroup (query heads per workgroup)">,
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"40",
+           "Registers per producer thread (0: the target's choice)">,
+    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"232",
+           "Registers per consumer thread (0: the target's choice)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def FmhaHoistTileReads : Pass<"fmha-hoist-tile-reads"> {
   let summary = "Issue a pipelined KV loop's descale reads before its tile waits";
   let description = [{

@@ -1,0 +1,299 @@
+//===- WarpSpecialize.cpp - fmha-warp-specialize ---------------------------===//
+//
+// A pipelined grid point split by warp role: one producer warpgroup that
+// stages the K/V tiles and `consumers` warpgroups that compute, one query
+// head each, sharing every staged tile. The rewrite and its rules are on
+// the pass (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_FMHAWARPSPECIALIZE
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// The ops of `root` that the stage handoff needs: the stage ops, what
+/// their operands are computed from (through loop-carried values), and the
+/// loops and ifs that hold them. Everything else of the producer's copy of
+/// the grid point goes.
+class Needed {
+public:
+  explicit Needed(Block &root) : root(root) {}
+
+  void op(Operation *op) {
+    if (!ops.insert(op).second)
+      return;
+    for (Value v : op->getOperands())
+      value(v);
+    // An if's results are yielded on both branches: all of them stay (its
+    // yields cannot lose operands).
+    if (auto i = dyn_cast<scf::IfOp>(op))
+      for (Region &reg : i->getRegions())
+        if (!reg.empty())
+          for (Value y : reg.front().getTerminator()->getOperands())
+            value(y);
+    if (auto f = dyn_cast<scf::ForOp>(op)) {
+      value(f.getLowerBound());
+      value(f.getUpperBound());
+      value(f.getStep());
+    }
+    if (Operation *parent = op->getParentOp(); parent && parent->getBlock() &&
+                                                 root.getParentOp()->isProperAncestor(parent))
+      this->op(parent);
+  }
+
+  void value(Value v) {
+    if (auto r = dyn_cast<OpResult>(v)) {
+      Operation *def = r.getOwner();
+      op(def);
+      if (auto f = dyn_cast<scf::ForOp>(def))
+        carried(f, r.getResultNumber());
+      if (auto i = dyn_cast<scf::IfOp>(def))
+        for (Region &reg : i->getRegions())
+          if (!reg.empty())
+            value(reg.front().getTerminator()->getOperand(r.getResultNumber()));
+      return;
+    }
+    auto arg = cast<BlockArgument>(v);
+    if (auto f = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp())) {
+      op(f);
+      if (arg.getArgNumber() > 0)
+        carried(f, arg.getArgNumber() - 1);
+    }
+  }
+
+  bool has(Operation *op) const { return ops.contains(op); }
+  bool has(scf::ForOp f, unsigned i) const { return slots.contains({f, i}); }
+
+private:
+  void carried(scf::ForOp f, unsigned i) {
+    if (!slots.insert({f, i}).second)
+      return;
+    value(f.getInitArgs()[i]);
+    value(f.getBody()->getTerminator()->getOperand(i));
+  }
+
+  Block &root;
+  llvm::DenseSet<Operation *> ops;
+  llvm::DenseSet<std::pair<Operation *, unsigned>> slots;
+};
+
+struct WarpSpecializePass
+    : public fmha::impl::FmhaWarpSpecializeBase<WarpSpecializePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (consumers < 1) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fmha-warp-specialize: consumers must be at least 1, got "
+          << static_cast<int64_t>(consumers);
+      return signalPassFailure();
+    }
+    SmallVector<scf::ForallOp> grids;
+    getOperation()->walk([&](scf::ForallOp g) {
+      if (g->hasAttr(kGridConfigAttr))
+        grids.push_back(g);
+    });
+    for (scf::ForallOp g : grids)
+      specialize(g);
+  }
+
+  /// The loop fmha-pipeline-kv-stages pipelined in `grid`, when there is
+  /// exactly one and the grid can be split; else null.
+  scf::ForOp splittable(scf::ForallOp grid) {
+    scf::ForOp loop;
+    int64_t loops = 0;
+    bool quantizes = false, nested = false;
+    grid.getBody()->walk([&](Operation *op) {
+      if (auto f = dyn_cast<scf::ForOp>(op); f && f->hasAttr(kPipelinedAttr)) {
+        loop = f;
+        ++loops;
+      }
+      quantizes |= isa<QuantizeTileOp>(op);
+      nested |= isa<WarpRolesOp>(op);
+    });
+    if (loops != 1 || quantizes || nested || grid.getRank() != 3)
+      return {};
+    std::optional<int64_t> heads = getConstantIntValue(grid.getMixedUpperBound()[1]);
+    if (!heads || *heads % consumers)
+      return {};
+    // Every stage op's head: the query head over a group size that
+    // `consumers` divides, so the consumers' heads share the staged tiles.
+    Value h = grid.getInductionVar(1);
+    bool shared = true;
+    grid.getBody()->walk([&](StageKVOp s) {
+      auto div = s.getHead().getDefiningOp<arith::DivUIOp>();
+      std::optional<int64_t> group =
+          div ? getConstantIntValue(div.getRhs()) : std::nullopt;
+      shared &= div && div.getLhs() == h && group && *group % consumers == 0;
+    });
+    return shared ? loop : scf::ForOp();
+  }
+
+  void specialize(scf::ForallOp grid) {
+    scf::ForOp loop = splittable(grid);
+    if (!loop)
+      return;
+    Location loc = grid.getLoc();
+    Block *body = grid.getBody();
+    Value h = grid.getInductionVar(1);
+    int64_t n = consumers;
+    int64_t stages = 0;
+    body->walk([&](StageKVOp s) { stages = s.getStages(); });
+
+    // The grid takes n heads a point.
+    SmallVector<int64_t> ubs(grid.getStaticUpperBound());
+    ubs[1] /= n;
+    grid.setStaticUpperBound(ubs);
+
+    OpBuilder b = OpBuilder::atBlockBegin(body);
+    auto roles = WarpRolesOp::create(b, loc, b.getI64IntegerAttr(n),
+                                     b.getI64IntegerAttr(4),
+                                     b.getI64IntegerAttr(producerRegs),
+                                     b.getI64IntegerAttr(consumerRegs));
+    Block &prod = roles.getProducer().emplaceBlock();
+    Block &cons = roles.getConsumer().emplaceBlock();
+    Value c = cons.addArgument(b.getIndexType(), loc);
+    Value nIdx = arith::ConstantIndexOp::create(b, loc, n);
+    // (roles is the first op now; the grid point's ops follow it.)
+    OpBuilder pb = OpBuilder::atBlockBegin(&prod);
+    Value h0 = arith::MulIOp::create(pb, loc, h, nIdx);
+    OpBuilder cb = OpBuilder::atBlockBegin(&cons);
+    Value hc = arith::AddIOp::create(cb, loc, arith::MulIOp::create(cb, loc, h, nIdx), c);
+
+    // The producer: a copy of the grid point, head n h.
+    IRMapping map;
+    map.map(h, h0);
+    SmallVector<Operation *> point;
+    for (Operation &op : llvm::make_range(std::next(roles->getIterator()),
+                                          body->without_terminator().end()))
+      point.push_back(&op);
+    for (Operation *op : point)
+      pb.clone(*op, map);
+    // The consumer: the grid point itself, head n h + c.
+    for (Operation *op : point)
+      op->moveBefore(&cons, cons.end());
+    h.replaceUsesWithIf(hc, [&](OpOperand &use) {
+      return roles.getConsumer().isAncestor(use.getOwner()->getParentRegion()) &&
+             use.getOwner() != hc.getDefiningOp() &&
+             use.getOwner() != hc.getDefiningOp()->getOperand(0).getDefiningOp();
+    });
+    nIdx.getDefiningOp()->moveBefore(roles);
+    consumer(roles, loop, stages);
+    producer(roles, stages);
+  }
+
+  /// The consumer's stage waits and releases; its stage ops go.
+  void consumer(WarpRolesOp roles, scf::ForOp loop, int64_t stages) {
+    SmallVector<StageKVOp> stageOps;
+    roles.getConsumer().walk([&](StageKVOp s) { stageOps.push_back(s); });
+    for (StageKVOp s : stageOps)
+      s.erase();
+    SmallVector<StagedKVOp> staged(loop.getBody()->getOps<StagedKVOp>());
+    if (staged.empty())
+      return;
+    Location loc = loop.getLoc();
+    Value slot = staged.front().getSlot();
+    OpBuilder b(staged.front());
+    Value fill = arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
+        arith::ConstantIndexOp::create(b, loc, stages));
+    StageWaitOp::create(b, loc, slot, fill, b.getI64IntegerAttr(stages));
+    // The last read of the stage: a staged op (V is transposed out of its
+    // stage there, into a buffer of the consumer's own), or S = Q K^T,
+    // which reads K in the stage, and the waits of that MMA.
+    Operation *last = staged.back();
+    auto later = [&](Operation *op) {
+      while (op->getBlock() != loop.getBody())
+        op = op->getParentOp();
+      if (last->isBeforeInBlock(op))
+        last = op;
+    };
+    for (StagedKVOp s : staged) {
+      s.setByBarrier(true);
+      s.setPending(0);
+      for (Operation *user : s.getTile().getUsers())
+        if (auto m = dyn_cast<TileMmaOp>(user); m && m.getTransposeRhs()) {
+          later(m);
+          for (Operation *w : m.getResult().getUsers())
+            if (isa<MmaWaitOp>(w))
+              later(w);
+        }
+    }
+    b.setInsertionPointAfter(last);
+    StageReleaseOp::create(b, loc, slot, b.getI64IntegerAttr(stages));
+  }
+
+  /// The producer keeps what its stage ops need, each tile's stage ops
+  /// between a stage_free and a stage_filled.
+  void producer(WarpRolesOp roles, int64_t stages) {
+    Block &prod = roles.getProducer().front();
+    // Each run of stage ops (the first tile's before the loop, tile t + 1's
+    // in it) with its slot, its condition and its fill.
+    SmallVector<SmallVector<StageKVOp>> runs;
+    prod.walk([&](StageKVOp s) {
+      if (!runs.empty() && runs.back().back()->getNextNode() == s.getOperation())
+        runs.back().push_back(s);
+      else
+        runs.push_back({s});
+    });
+    for (ArrayRef<StageKVOp> run : runs) {
+      StageKVOp first = run.front(), lastOp = run.back();
+      Location loc = first.getLoc();
+      OpBuilder b(first);
+      Value fill;
+      if (auto f = dyn_cast<scf::ForOp>(first->getParentOp());
+          f && f->hasAttr(kPipelinedAttr)) {
+        // Tile t + 1 of iteration t: fill (t + 1 - lb) / stages.
+        Value t1 = arith::AddIOp::create(b, loc, f.getInductionVar(), f.getStep());
+        fill = arith::DivUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, t1, f.getLowerBound()),
+            arith::ConstantIndexOp::create(b, loc, stages));
+      } else {
+        fill = arith::ConstantIndexOp::create(b, loc, 0);
+      }
+      auto st = b.getI64IntegerAttr(stages);
+      StageFreeOp::create(b, loc, first.getSlot(), fill, first.getEnabled(), st);
+      b.setInsertionPointAfter(lastOp);
+      StageFilledOp::create(b, loc, first.getSlot(), first.getEnabled(), st);
+    }
+    // Prune: keep the handoff and what it needs.
+    Needed need(prod);
+    prod.walk([&](Operation *op) {
+      if (isa<StageKVOp, StageFreeOp, StageFilledOp>(op))
+        need.op(op);
+    });
+    // A loop-carried value nothing needs is passed through (canonicalize
+    // then drops it), so that its computation can go.
+    prod.walk([&](scf::ForOp f) {
+      if (!need.has(f))
+        return;
+      Operation *yield = f.getBody()->getTerminator();
+      for (unsigned i = 0; i < f.getNumRegionIterArgs(); ++i)
+        if (!need.has(f, i))
+          yield->setOperand(i, f.getRegionIterArgs()[i]);
+    });
+    SmallVector<Operation *> all;
+    prod.walk<WalkOrder::PreOrder>([&](Operation *op) { all.push_back(op); });
+    for (Operation *op : llvm::reverse(all))
+      if (!need.has(op) && !op->hasTrait<OpTrait::IsTerminator>()) {
+        op->dropAllUses();
+        op->erase();
+      }
+  }
+};
+
+} // namespace

@@ -1,0 +1,84 @@
+// fmha-warp-specialize on the tiled sm_90a kernel of the default request
+// (32 query heads over 8 KV heads: groups of 4, so two consumers a
+// workgroup share their KV head).
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse --fmha-warp-specialize --canonicalize --cse -o %t.mlir
+// RUN: FileCheck %s < %t.mlir
+// The producer's region holds no product, store or descale read:
+// RUN: sed -n '/fmha.warp_roles/,/consumer(/p' %t.mlir | FileCheck %s --check-prefix=PROD
+// Idempotent: a split grid is left alone.
+// RUN: fmha-opt %t.mlir --fmha-warp-specialize | FileCheck %s --check-prefix=ONCE
+//
+// The grid takes two heads a point.
+// CHECK: scf.forall (%{{.*}}, %[[H:.*]], %{{.*}}) in (%{{.*}}, 16, %{{.*}})
+// CHECK: fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+// The producer stages for KV head (2 h) / 4: the first tile behind a
+// free stage 0 (fill 0), then tile t + 1 into stage (t + 1) % 2, fill
+// (t + 1) / 2, each run of stage ops ended by stage_filled.
+// CHECK: %[[H0:.*]] = arith.muli %[[H]], %c2 : index
+// CHECK: %[[G:.*]] = arith.divui %[[H0]], %c4 : index
+// CHECK: fmha.stage_free slot(%c0) fill(%c0) if(%[[RUNS:.*]]) {stages = 2 : i64}
+// CHECK-NEXT: fmha.stage_kv %{{.*}} head(%[[G]]) {{.*}} slot(%c0) if(%[[RUNS]]) {{{.*}}ring = 0
+// CHECK-NEXT: fmha.stage_kv %{{.*}} head(%[[G]]) {{.*}} slot(%c0) if(%[[RUNS]]) {{{.*}}ring = 1
+// CHECK-NEXT: fmha.stage_filled slot(%c0) if(%[[RUNS]]) {stages = 2 : i64}
+// CHECK: scf.for %[[T:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK: %[[T1:.*]] = arith.addi %[[T]], %c1 : index
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[T1]],
+// CHECK: %[[SN:.*]] = arith.remui %[[T1]], %c2 : index
+// CHECK: %[[FN:.*]] = arith.divui %[[T1]], %c2 : index
+// CHECK: fmha.stage_free slot(%[[SN]]) fill(%[[FN]]) if(%[[MORE]])
+// CHECK-NEXT: fmha.stage_kv {{.*}} slot(%[[SN]]) if(%[[MORE]]) {{{.*}}ring = 0
+// CHECK-NEXT: fmha.stage_kv {{.*}} slot(%[[SN]]) if(%[[MORE]]) {{{.*}}ring = 1
+// CHECK-NEXT: fmha.stage_filled slot(%[[SN]]) if(%[[MORE]])
+// CHECK: } {fmha.descales_folded, fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
+// Consumer c: head 2 h + c, for Q and the output alike; no stage op.
+// CHECK: } consumer(%[[C:.*]]) {
+// CHECK: %[[H2:.*]] = arith.muli %[[H]], %c2 : index
+// CHECK: %[[HC:.*]] = arith.addi %[[H2]], %[[C]] : index
+// CHECK-NOT: fmha.stage_kv
+// CHECK: fmha.load_rows %{{.*}}[%{{.*}}, %[[HC]]]
+// CHECK: scf.for %[[TC:.*]] = %c0 to
+// CHECK: %[[S:.*]] = arith.remui %[[TC]], %c2 : index
+// CHECK: %[[F:.*]] = arith.divui %[[TC]], %c2 : index
+// CHECK: fmha.stage_wait slot(%[[S]]) fill(%[[F]]) {stages = 2 : i64}
+// CHECK-NEXT: %[[K:.*]] = fmha.staged_kv slot(%[[S]]) {by_barrier, pending = 0 : i64, ring = 0
+// CHECK-NEXT: %[[V:.*]] = fmha.staged_kv slot(%[[S]]) {by_barrier, pending = 0 : i64, ring = 1
+// The stage is released once S = Q K^T has read K (V was transposed out
+// at its staged_kv), before the softmax and P V.
+// CHECK: fmha.tile_mma %{{.*}}, %[[K]], %{{.*}} {transpose_rhs}
+// CHECK-NEXT: fmha.stage_release slot(%[[S]]) {stages = 2 : i64}
+// CHECK: fmha.tile_mma %{{.*}}, %[[V]], %{{.*}} :
+// CHECK: } {fmha.descales_folded, fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
+// CHECK-NOT: fmha.stage_kv
+// CHECK: fmha.store_rows %{{.*}}, %{{.*}}[%{{.*}}, %[[HC]]]
+//
+// PROD-NOT: fmha.tile_mma
+// PROD-NOT: fmha.store_rows
+// PROD-NOT: fmha.gather_descale
+// PROD-NOT: fmha.load_rows
+// PROD: consumer(
+//
+// ONCE: in (%{{.*}}, 16, %{{.*}})
+// ONCE: fmha.warp_roles
+// ONCE-NOT: fmha.warp_roles
+
+// Left alone: one query head a KV head (no two heads share a staged tile),
+// a grid without a pipelined loop (--no-peel), and a 16-bit Q (its per-tile
+// quantization reduces over the workgroup).
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/?x1024x8x128/?x1024x32x128/g; s/x8xf32/x32xf32/g' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --fmha-warp-specialize | FileCheck %s --check-prefix=MHA
+// MHA-NOT: fmha.warp_roles
+// MHA: in (%{{.*}}, 32, %{{.*}})
+// MHA: fmha.stage_kv
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-expand-masks --fmha-pipeline-kv-stages --fmha-warp-specialize | FileCheck %s --check-prefix=NOPIPE
+// NOPIPE-NOT: fmha.warp_roles
+// NOPIPE: in (%{{.*}}, 32, %{{.*}})
+// RUN: not fmha-opt %fmha_src_root/examples/default_request.mlir --fmha-warp-specialize=consumers=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: fmha-warp-specialize: consumers must be at least 1, got 0

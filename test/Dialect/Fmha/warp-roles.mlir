@@ -1,0 +1,87 @@
+// fmha.warp_roles and its stage handoff ops (written by
+// fmha-warp-specialize): a round trip, then every verifier rule.
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @roles
+// CHECK: fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+// CHECK: fmha.stage_free slot(%{{.*}}) fill(%{{.*}}) if(%{{.*}}) {stages = 2 : i64}
+// CHECK: fmha.stage_kv
+// CHECK: fmha.stage_filled slot(%{{.*}}) if(%{{.*}}) {stages = 2 : i64}
+// CHECK: } consumer(%[[C:.*]]) {
+// CHECK: arith.addi %{{.*}}, %[[C]] : index
+// CHECK: fmha.stage_wait slot(%{{.*}}) fill(%{{.*}}) {stages = 2 : i64}
+// CHECK: fmha.staged_kv slot(%{{.*}}) {by_barrier, pending = 0 : i64, ring = 0 : i64, stages = 2 : i64}
+// CHECK: fmha.stage_release slot(%{{.*}}) {stages = 2 : i64}
+func.func @roles(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index, %s: index,
+    %n: index, %slot: index, %on: i1, %out: memref<2xindex>) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+    fmha.stage_free slot(%slot) fill(%n) if(%on) {stages = 2 : i64}
+    fmha.stage_kv %k[%id] head(%h) tile(%s, %n) slot(%slot) if(%on)
+        {in_bounds, kv_layout = #fmha.kv_layout<nhd>, ring = 0 : i64, stages = 2 : i64,
+         tile_type = vector<128x128xf8E4M3FN>} : memref<?x1024x8x128xf8E4M3FN>, i32
+    fmha.stage_filled slot(%slot) if(%on) {stages = 2 : i64}
+  } consumer(%c) {
+    %x = arith.addi %h, %c : index
+    fmha.stage_wait slot(%slot) fill(%n) {stages = 2 : i64}
+    %t = fmha.staged_kv slot(%slot) {by_barrier, pending = 0 : i64, ring = 0 : i64, stages = 2 : i64}
+        : vector<128x128xf8E4M3FN>
+    fmha.stage_release slot(%slot) {stages = 2 : i64}
+    memref.store %x, %out[%c] : memref<2xindex>
+  }
+  return
+}
+
+// -----
+
+func.func @no_consumer() {
+  // expected-error @+1 {{needs at least one consumer group, got 0}}
+  fmha.warp_roles consumers(0) warps(4) regs(40, 232) producer {
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @bad_regs() {
+  // expected-error @+1 {{registers per thread must be 0 (the target's choice) or a multiple of 8 in [24, 256], got 230}}
+  fmha.warp_roles consumers(2) warps(4) regs(40, 230) producer {
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @wait_in_producer(%slot: index, %n: index) {
+  // expected-error @+1 {{the producer region may not hold 'fmha.stage_wait'}}
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+    fmha.stage_wait slot(%slot) fill(%n) {stages = 2 : i64}
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @filled_in_consumer(%slot: index, %on: i1) {
+  // expected-error @+1 {{the consumer region may not hold 'fmha.stage_filled'}}
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+  } consumer(%c) {
+    fmha.stage_filled slot(%slot) if(%on) {stages = 2 : i64}
+  }
+  return
+}
+
+// -----
+
+func.func @by_barrier_pending(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index,
+    %s: index, %n: index, %slot: index, %on: i1) {
+  fmha.stage_kv %k[%id] head(%h) tile(%s, %n) slot(%slot) if(%on)
+      {in_bounds, kv_layout = #fmha.kv_layout<nhd>, ring = 0 : i64, stages = 2 : i64,
+       tile_type = vector<128x128xf8E4M3FN>} : memref<?x1024x8x128xf8E4M3FN>, i32
+  // expected-error @+1 {{a stage waited by fmha.stage_wait (by_barrier) takes pending = 0, got 1}}
+  %t = fmha.staged_kv slot(%slot) {by_barrier, pending = 1 : i64, ring = 0 : i64, stages = 2 : i64}
+      : vector<128x128xf8E4M3FN>
+  return
+}
