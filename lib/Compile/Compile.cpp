@@ -171,7 +171,9 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
   j.attributeObject("grid", [&] {
     j.attribute("x", "ceil(max_qo_len / " +
                          std::to_string(cfg ? cfg.getBlockM() : 0) + ")");
-    j.attribute("y", "num_qo_heads");
+    j.attribute("y", res.headsPerWorkgroup > 1
+                         ? "num_qo_heads / " + std::to_string(res.headsPerWorkgroup)
+                         : std::string("num_qo_heads"));
     j.attribute("z", "batch");
   });
   j.attributeArray("grid_for_request", [&] {
@@ -335,8 +337,10 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
     maxQ = std::max(maxQ, q);
   // validate() keeps maxQ <= 2^31 - 1, so ceil(maxQ / blockM) cannot
   // overflow; the grid must still be launchable on CUDA and HIP.
-  res.grid = {blockM > 0 ? (maxQ + blockM - 1) / blockM : 0, req.num_qo_heads,
-              req.batch()};
+  if (auto h = kernel->getAttrOfType<IntegerAttr>(kHeadsPerWorkgroupAttr))
+    res.headsPerWorkgroup = h.getInt();
+  res.grid = {blockM > 0 ? (maxQ + blockM - 1) / blockM : 0,
+              req.num_qo_heads / res.headsPerWorkgroup, req.batch()};
   if (res.grid[0] < 1 || res.grid[0] > ::fmha::ref::kMaxGridX || res.grid[1] < 1 ||
       res.grid[1] > ::fmha::ref::kMaxGridYZ || res.grid[2] < 1 ||
       res.grid[2] > ::fmha::ref::kMaxGridYZ) {

@@ -2,12 +2,17 @@
 //
 // The lane emulator's runtime (docs/LANE_EMULATOR.md). One workgroup at a
 // time, on the calling thread: each lane is a ucontext coroutine on its own
-// stack (with a guard page). The scheduler resumes every runnable lane until
-// it waits (at a wave op, a barrier) or returns; then each wave whose lanes
-// all wait at the same wave op has it computed, and when every lane waits
-// at the same barrier the workgroup passes it. Lanes of one wave at
-// different sites, or a barrier that some lanes never reach, is an error
-// (a GPU would hang or compute garbage) that stops the launch. An
+// stack (with a guard page). The scheduler resumes every runnable lane, in
+// thread order, until it waits (at a wave op, a barrier, a named barrier, an
+// mbarrier wait) or returns; then each wave whose lanes all wait at the same
+// wave op has it computed, mbarrier waiters whose phase completed go on,
+// and when every lane that has not returned waits at the same workgroup
+// barrier the workgroup passes it. A named barrier (bar.sync / bar.arrive
+// id, n) lets its waiters go when its n-th thread arrives. The waves of one
+// workgroup may be at different ops (warp specialization); the lanes of one
+// wave must meet at its wave ops. Lanes of one wave at different sites, a
+// barrier that some lanes never reach, or a deadlock (nothing can go on) is
+// an error (a GPU would hang or compute garbage) that stops the launch. An
 // out-of-bounds memory access (fmha_lane_out_of_bounds, from the kernel's
 // check-bounds guards) is recorded too, but the lane goes on (the access was
 // skipped) and so does the launch, which counts them all.
@@ -66,9 +71,12 @@
 #include <unistd.h>
 
 #include <cfloat>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 
 namespace fmha::lane {
@@ -89,8 +97,13 @@ DType dtypeOf(int32_t fmt) {
   }
 }
 
-enum class State { Runnable, AtWaveOp, AtBarrier, Done };
-enum class WaveOp { None, Shuffle, ReadFirstLane, Transpose8, Mma, Wgmma };
+/// AtBarrier: the workgroup barrier (gpu.barrier, bar.sync 0 of all
+/// threads); AtNamedBarrier: bar.sync id, n; AtMBarrier: an mbarrier wait;
+/// Stopped: a lane whose runtime call failed (the launch stops).
+enum class State {
+  Runnable, AtWaveOp, AtBarrier, AtNamedBarrier, AtMBarrier, Stopped, Done
+};
+enum class WaveOp { None, Shuffle, ReadFirstLane, Transpose8, Mma, Wgmma, Elect };
 
 struct Lane {
   ucontext_t ctx;
@@ -104,7 +117,28 @@ struct Lane {
   void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
   int64_t descA = 0, descB = 0;
   int64_t result = 0;
+  // AtMBarrier: the mbarrier's address, the parity waited for and the
+  // barrier's completed phases when the wait began. AtNamedBarrier: its id.
+  uint64_t mbar = 0;
+  int32_t parity = 0, barrierId = 0;
+  int64_t waitPhase = 0;
 };
+
+/// An mbarrier object (8 bytes of workgroup memory, named by its address):
+/// `phase` counts the completed phases (the current one's parity is phase
+/// & 1); `pending` arrivals complete the current one.
+struct MBarrier {
+  int64_t expected = 0, pending = 0, phase = 0;
+};
+
+/// One of the 16 named barriers (bar.sync / bar.arrive id, n): the current
+/// generation's thread count (0 before its first arrival), its arrivals,
+/// and the arrivals of each wave (which must come whole).
+struct NamedBarrier {
+  int64_t n = 0, arrived = 0;
+  std::vector<int64_t> perWave;
+};
+inline constexpr int32_t kNamedBarriers = 16;
 
 constexpr size_t kStackBytes = 1 << 20; // per lane; only what is touched is committed
 constexpr size_t kArenaBytes = size_t(1) << 18; // 256 KiB of shared memory
@@ -123,6 +157,12 @@ struct Launch {
   ucontext_t scheduler;
   Lane *current = nullptr;
   size_t page = 4096;
+  /// The workgroup's mbarriers (by address) and named barriers; reset for
+  /// each workgroup, as its shared memory is.
+  std::map<uint64_t, MBarrier> mbarriers;
+  NamedBarrier named[kNamedBarriers];
+
+  int64_t threads() const { return block[0] * block[1] * block[2]; }
 
   ~Launch() {
     std::free(arena);
@@ -147,10 +187,19 @@ void setError(const std::string &msg) {
   tFatal = true;
 }
 
-std::string where(const Launch &L, const Lane &l) {
+std::string workgroup(const Launch &L) {
   return "workgroup (" + std::to_string(L.blockId[0]) + ", " +
-         std::to_string(L.blockId[1]) + ", " + std::to_string(L.blockId[2]) +
-         ") lane " + std::to_string(l.linear);
+         std::to_string(L.blockId[1]) + ", " + std::to_string(L.blockId[2]) + ")";
+}
+
+std::string where(const Launch &L, const Lane &l) {
+  return workgroup(L) + " lane " + std::to_string(l.linear);
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
 }
 
 void trampoline() {
@@ -170,6 +219,13 @@ void suspend(State s, WaveOp op, int32_t site) {
   l->site = site;
   ++tStats.switches;
   swapcontext(&l->ctx, &L->scheduler);
+}
+
+/// The calling lane's runtime call failed: the error stops the launch and
+/// the lane never resumes.
+void stop(const std::string &msg) {
+  setError(msg);
+  suspend(State::Stopped, WaveOp::None, -1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -456,6 +512,7 @@ const char *opName(WaveOp op) {
   case WaveOp::Transpose8: return "transpose load";
   case WaveOp::Mma: return "MMA";
   case WaveOp::Wgmma: return "wgmma";
+  case WaveOp::Elect: return "elect.sync";
   default: return "?";
   }
 }
@@ -464,13 +521,69 @@ const char *stateName(const Lane &l) {
   switch (l.state) {
   case State::AtWaveOp: return opName(l.op);
   case State::AtBarrier: return "barrier";
+  case State::AtNamedBarrier: return "named barrier";
+  case State::AtMBarrier: return "mbarrier wait";
   case State::Done: return "return";
   default: return "running";
   }
 }
 
+/// Where a lane stands, with the state of what it waits at (a deadlock's
+/// message).
+std::string standsAt(const Launch &L, const Lane &l) {
+  std::string site = " at site " + std::to_string(l.site);
+  switch (l.state) {
+  case State::AtWaveOp:
+    return opName(l.op) + site;
+  case State::AtBarrier:
+    return "barrier" + site;
+  case State::AtNamedBarrier: {
+    const NamedBarrier &b = L.named[l.barrierId];
+    return "named barrier " + std::to_string(l.barrierId) + site + " (" +
+           std::to_string(b.arrived) + " of " + std::to_string(b.n) + " threads arrived)";
+  }
+  case State::AtMBarrier: {
+    std::string s = "mbarrier " + hex(l.mbar) + " parity " + std::to_string(l.parity) + site;
+    auto it = L.mbarriers.find(l.mbar);
+    if (it != L.mbarriers.end())
+      s += " (phase " + std::to_string(it->second.phase) + ", " +
+           std::to_string(it->second.pending) + " of " + std::to_string(it->second.expected) +
+           " arrivals pending)";
+    return s;
+  }
+  case State::Done: return "return";
+  default: return "running";
+  }
+}
+
+/// No lane can go on: the first lane that waits, and every lane's state
+/// (runs of lanes in the same one together).
+std::string deadlock(const Launch &L) {
+  int64_t threads = L.threads();
+  const Lane *first = nullptr;
+  for (const State s : {State::AtMBarrier, State::AtNamedBarrier})
+    for (int64_t i = 0; i < threads && !first; ++i)
+      if (L.lanes[i].state == s)
+        first = &L.lanes[i];
+  for (int64_t i = 0; i < threads && !first; ++i)
+    if (L.lanes[i].state != State::Done)
+      first = &L.lanes[i];
+  std::string m = "deadlock in " + workgroup(L) + ": lane " + std::to_string(first->linear) +
+                  " waits at " + standsAt(L, *first) + "; lane states:";
+  for (int64_t i = 0; i < threads;) {
+    std::string s = standsAt(L, L.lanes[i]);
+    int64_t j = i + 1;
+    while (j < threads && standsAt(L, L.lanes[j]) == s)
+      ++j;
+    m += (i ? "; " : " ") + std::string(j - i > 1 ? "lanes " : "lane ") + std::to_string(i) +
+         (j - i > 1 ? "-" + std::to_string(j - 1) : std::string()) + ": " + s;
+    i = j;
+  }
+  return m;
+}
+
 bool runWorkgroup(Launch &L) {
-  int64_t threads = L.block[0] * L.block[1] * L.block[2];
+  int64_t threads = L.threads();
   for (auto [off, bytes] : L.shared)
     std::memset(L.arena + off, 0x7F, bytes); // unwritten bytes read as 0x7F
   for (int64_t i = 0; i < threads; ++i) {
@@ -487,6 +600,11 @@ bool runWorkgroup(Launch &L) {
   tStats.lanes += threads;
   ++tStats.workgroups;
   int64_t W = L.waveSize, waves = (threads + W - 1) / W;
+  L.mbarriers.clear();
+  for (NamedBarrier &b : L.named) {
+    b.n = b.arrived = 0;
+    b.perWave.assign(waves, 0);
+  }
   std::vector<Lane *> wave(W);
   for (;;) {
     bool ran = false;
@@ -501,33 +619,50 @@ bool runWorkgroup(Launch &L) {
       if (tFatal)
         return false;
     }
-    // Waves whose lanes all wait at one wave op.
     bool progressed = false;
+    // mbarrier waiters whose phase completed (the barrier's completed
+    // phases moved on since the wait began).
+    for (int64_t i = 0; i < threads; ++i) {
+      Lane &l = L.lanes[i];
+      if (l.state == State::AtMBarrier && L.mbarriers[l.mbar].phase != l.waitPhase) {
+        l.state = State::Runnable;
+        progressed = true;
+      }
+    }
+    // Waves whose lanes all wait at one wave op.
     for (int64_t w = 0; w < waves; ++w) {
       int64_t n = std::min(W, threads - w * W);
       for (int64_t i = 0; i < n; ++i)
         wave[i] = &L.lanes[w * W + i];
-      Lane &first = *wave[0];
-      int64_t atOp = 0;
-      for (int64_t i = 0; i < n; ++i)
-        atOp += wave[i]->state == State::AtWaveOp;
-      if (!atOp)
+      Lane *at = nullptr; // the wave's first lane at a wave op
+      for (int64_t i = 0; i < n && !at; ++i)
+        if (wave[i]->state == State::AtWaveOp)
+          at = wave[i];
+      if (!at)
         continue;
+      Lane &first = *at;
+      // A lane elsewhere that cannot come to this op (at another wave op,
+      // the workgroup barrier, or returned) is a divergence; one that runs
+      // or waits at a named barrier or an mbarrier may still come.
+      bool all = true;
       for (int64_t i = 0; i < n; ++i) {
         Lane &l = *wave[i];
-        if (l.state != State::AtWaveOp || l.site != first.site) {
-          const Lane &at = first.state == State::AtWaveOp ? first : l;
-          const Lane &other = &at == &first ? l : first;
-          setError("lanes of one wave diverged in " + where(L, first) + ": lane " +
-                   std::to_string(at.linear) + " waits at " + opName(at.op) +
-                   " (site " + std::to_string(at.site) + "), lane " +
-                   std::to_string(other.linear) + " at " + stateName(other) +
-                   (other.state == State::AtWaveOp || other.state == State::AtBarrier
-                        ? " (site " + std::to_string(other.site) + ")"
-                        : std::string()));
+        if (l.state == State::AtWaveOp && l.site == first.site)
+          continue;
+        if (l.state == State::AtWaveOp || l.state == State::AtBarrier ||
+            l.state == State::Done) {
+          setError("lanes of one wave diverged in " + where(L, *wave[0]) + ": lane " +
+                   std::to_string(first.linear) + " waits at " + opName(first.op) +
+                   " (site " + std::to_string(first.site) + "), lane " +
+                   std::to_string(l.linear) + " at " + stateName(l) +
+                   (l.state != State::Done ? " (site " + std::to_string(l.site) + ")"
+                                           : std::string()));
           return false;
         }
+        all = false;
       }
+      if (!all)
+        continue;
       std::string err;
       if (first.op == WaveOp::Wgmma) {
         // A warpgroup op: run once all 4 waves of the warpgroup are at it.
@@ -562,6 +697,10 @@ bool runWorkgroup(Launch &L) {
         for (int64_t i = 0; i < n; ++i)
           wave[i]->result = first.value;
         break;
+      case WaveOp::Elect: // every lane is active: the first one is elected
+        for (int64_t i = 0; i < n; ++i)
+          wave[i]->result = i == 0;
+        break;
       case WaveOp::Transpose8:
         if (n % 16) {
           setError("a transpose load needs whole groups of 16 lanes (" +
@@ -583,34 +722,55 @@ bool runWorkgroup(Launch &L) {
         wave[i]->state = State::Runnable;
       progressed = true;
     }
-    if (progressed || ran)
-      continue;
-    // No lane runs: all returned, or all wait at one barrier.
-    int64_t done = 0;
+    // The workgroup barrier: passed when every lane that has not returned
+    // waits at it, at one site.
+    int64_t done = 0, atBarrier = 0;
     const Lane *b0 = nullptr;
+    bool oneSite = true;
     for (int64_t i = 0; i < threads; ++i) {
       Lane &l = L.lanes[i];
       done += l.state == State::Done;
-      if (l.state == State::AtBarrier && !b0)
+      if (l.state != State::AtBarrier)
+        continue;
+      ++atBarrier;
+      if (!b0)
         b0 = &l;
+      else if (l.site != b0->site)
+        oneSite = false;
     }
     if (done == threads)
       return true;
-    for (int64_t i = 0; i < threads; ++i) {
+    if (atBarrier && oneSite && atBarrier + done == threads) {
+      if (L.named[0].arrived) {
+        setError("barrier 0 passed as the workgroup barrier (site " +
+                 std::to_string(b0->site) + ") in " + workgroup(L) + " while " +
+                 std::to_string(L.named[0].arrived) +
+                 " threads arrived at it with a thread count of " +
+                 std::to_string(L.named[0].n));
+        return false;
+      }
+      for (int64_t i = 0; i < threads; ++i)
+        if (L.lanes[i].state == State::AtBarrier)
+          L.lanes[i].state = State::Runnable;
+      ++tStats.barriers;
+      continue;
+    }
+    if (progressed || ran)
+      continue;
+    // Nothing can go on: a barrier some lanes reach at another site or
+    // cannot reach (they wait at a wave op), else a deadlock.
+    for (int64_t i = 0; i < threads && b0; ++i) {
       Lane &l = L.lanes[i];
-      if (l.state != State::AtBarrier || l.site != b0->site) {
+      if (l.state == State::AtWaveOp || (l.state == State::AtBarrier && l.site != b0->site)) {
         setError("barrier not reached by every lane in " + where(L, *b0) +
                  ": lane " + std::to_string(b0->linear) + " waits at barrier site " +
                  std::to_string(b0->site) + ", lane " + std::to_string(l.linear) +
-                 " at " + stateName(l) +
-                 (l.state == State::AtBarrier ? " site " + std::to_string(l.site)
-                                              : std::string()));
+                 " at " + stateName(l) + " site " + std::to_string(l.site));
         return false;
       }
     }
-    for (int64_t i = 0; i < threads; ++i)
-      L.lanes[i].state = State::Runnable;
-    ++tStats.barriers;
+    setError(deadlock(L));
+    return false;
   }
 }
 
@@ -622,6 +782,34 @@ Lane &self() { return *tLaunch->current; }
 
 float flushDenormal(float x) {
   return std::fabs(x) < FLT_MIN ? std::copysign(0.0f, x) : x;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers of the synchronization entry points
+//===----------------------------------------------------------------------===//
+
+/// Whether a launch runs (the entry points that need one).
+bool inLaunch(const char *fn) {
+  if (tLaunch && tLaunch->current)
+    return true;
+  setError(std::string(fn) + " called outside a launch");
+  return false;
+}
+
+/// " (workgroup (x, y, z) lane L at site S)", for the calling lane.
+std::string at(int32_t site) {
+  return " (" + where(*tLaunch, self()) + " at site " + std::to_string(site) + ")";
+}
+
+/// The mbarrier at `addr`, or null (and the lane stopped) when none was
+/// initialised there.
+MBarrier *mbarrierAt(int32_t site, int64_t addr, const char *what) {
+  auto it = tLaunch->mbarriers.find(static_cast<uint64_t>(addr));
+  if (it != tLaunch->mbarriers.end())
+    return &it->second;
+  stop(std::string(what) + " on mbarrier " + hex(static_cast<uint64_t>(addr)) +
+       ", which was never initialised" + at(site));
+  return nullptr;
 }
 
 } // namespace
@@ -758,6 +946,129 @@ void fmha_lane_wgmma(int32_t site, int32_t kind, int32_t n, int32_t scaleD,
   suspend(State::AtWaveOp, WaveOp::Wgmma, site);
 }
 
+int32_t fmha_lane_elect(int32_t site) {
+  Lane &l = self();
+  suspend(State::AtWaveOp, WaveOp::Elect, site);
+  return static_cast<int32_t>(l.result);
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers and named barriers (sm_90a warp specialization)
+//===----------------------------------------------------------------------===//
+
+void fmha_lane_mbarrier_init(int32_t site, int64_t addr, int32_t count) {
+  if (!inLaunch(kMBarrierInit))
+    return;
+  Launch &L = *tLaunch;
+  uint64_t a = static_cast<uint64_t>(addr), base = reinterpret_cast<uintptr_t>(L.arena);
+  if (!L.arena || a < base || a + 8 > base + L.arenaUsed || a % 8)
+    return stop("mbarrier.init at " + hex(a) +
+                ", not 8 aligned bytes of the workgroup's buffers" + at(site));
+  if (count < 1 || count > (1 << 20) - 1)
+    return stop("mbarrier.init of " + hex(a) + " with count " + std::to_string(count) +
+                " (1 to 2^20 - 1)" + at(site));
+  for (const Lane &l : L.lanes)
+    if (l.state == State::AtMBarrier && l.mbar == a)
+      return stop("mbarrier " + hex(a) + " initialised again while lane " +
+                  std::to_string(l.linear) + " waits at it" + at(site));
+  L.mbarriers[a] = MBarrier{count, count, 0};
+}
+
+int64_t fmha_lane_mbarrier_arrive(int32_t site, int64_t addr, int32_t count) {
+  if (!inLaunch(kMBarrierArrive))
+    return 0;
+  MBarrier *m = mbarrierAt(site, addr, "an arrive");
+  if (!m)
+    return 0;
+  int64_t before = m->phase;
+  if (count < 0 || count > m->pending) {
+    stop("an arrive of " + std::to_string(count) + " on mbarrier " + hex(addr) + " with " +
+         std::to_string(m->pending) + " of " + std::to_string(m->expected) +
+         " arrivals pending" + at(site));
+    return 0;
+  }
+  m->pending -= count;
+  if (count && m->pending == 0) { // the phase completes
+    ++m->phase;
+    m->pending = m->expected;
+  }
+  return before;
+}
+
+void fmha_lane_mbarrier_wait(int32_t site, int64_t addr, int32_t parity) {
+  if (!inLaunch(kMBarrierWait))
+    return;
+  MBarrier *m = mbarrierAt(site, addr, "a wait");
+  if (!m)
+    return;
+  // The current (incomplete) phase has parity phase & 1: a wait for the
+  // other parity is for the phase just completed.
+  if ((m->phase & 1) != (parity & 1))
+    return;
+  Lane &l = self();
+  l.mbar = static_cast<uint64_t>(addr);
+  l.parity = parity & 1;
+  l.waitPhase = m->phase;
+  ++tStats.mbarrierWaits;
+  suspend(State::AtMBarrier, WaveOp::None, site);
+}
+
+void fmha_lane_named_barrier(int32_t site, int32_t id, int32_t n, int32_t wait) {
+  if (!inLaunch(kNamedBarrier))
+    return;
+  Launch &L = *tLaunch;
+  Lane &l = self();
+  int64_t threads = L.threads(), W = L.waveSize, waves = (threads + W - 1) / W;
+  std::string op = std::string(wait ? "bar.sync " : "bar.arrive ") + std::to_string(id) +
+                   ", " + (n ? std::to_string(n) : std::string("all threads"));
+  if (id < 0 || id >= kNamedBarriers)
+    return stop(op + ": barrier ids are 0 to 15" + at(site));
+  int64_t count = n ? n : threads;
+  if (wait && id == 0 && count == threads)
+    return fmha_lane_barrier(site); // the workgroup barrier
+  if (n && (n < 0 || n % W || n > threads))
+    return stop(op + ": the thread count must be a multiple of the wave size " +
+                std::to_string(W) + ", at most the workgroup's " + std::to_string(threads) +
+                at(site));
+  NamedBarrier &b = L.named[id];
+  if (b.arrived && b.n != count)
+    return stop(op + ": earlier arrivals of this generation (" + std::to_string(b.arrived) +
+                ") stated " + std::to_string(b.n) + " threads" + at(site));
+  if (id == 0)
+    for (const Lane &o : L.lanes)
+      if (o.state == State::AtBarrier)
+        return stop(op + " while lane " + std::to_string(o.linear) +
+                    " waits at barrier 0 as the workgroup barrier (site " +
+                    std::to_string(o.site) + ")" + at(site));
+  b.n = count;
+  ++b.arrived;
+  ++b.perWave[l.linear / W];
+  if (b.arrived < count) {
+    if (wait) {
+      l.barrierId = id;
+      suspend(State::AtNamedBarrier, WaveOp::None, site);
+    }
+    return;
+  }
+  // The generation completes: each wave that arrived must have arrived
+  // whole (its lanes once each), as a GPU counts warps.
+  for (int64_t w = 0; w < waves; ++w) {
+    int64_t size = std::min(W, threads - w * W);
+    if (b.perWave[w] && b.perWave[w] != size)
+      return stop("lanes of one wave diverged at " + op + ": wave " + std::to_string(w) +
+                  " (lanes " + std::to_string(w * W) + "-" + std::to_string(w * W + size - 1) +
+                  ") made " + std::to_string(b.perWave[w]) + " of the " +
+                  std::to_string(count) + " arrivals that completed it, its " +
+                  std::to_string(size) + " lanes once each expected" + at(site));
+  }
+  for (Lane &o : L.lanes)
+    if (o.state == State::AtNamedBarrier && o.barrierId == id)
+      o.state = State::Runnable;
+  b.n = b.arrived = 0;
+  std::fill(b.perWave.begin(), b.perWave.end(), 0);
+  ++tStats.namedBarriers;
+}
+
 /// v_cvt_pk_fp8_f32: round to nearest even; src a to the low byte of word
 /// `wordSel`, b to its high byte; the other word kept from `old`.
 int32_t fmha_lane_cvt_pk_fp8(float a, float b, int32_t old, int32_t wordSel,
@@ -857,7 +1168,12 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kPermB32, reinterpret_cast<void *>(&fmha_lane_perm_b32)},
           {kExp2, reinterpret_cast<void *>(&fmha_lane_exp2)},
           {kLog2, reinterpret_cast<void *>(&fmha_lane_log2)},
-          {kOutOfBounds, reinterpret_cast<void *>(&fmha_lane_out_of_bounds)}};
+          {kOutOfBounds, reinterpret_cast<void *>(&fmha_lane_out_of_bounds)},
+          {kMBarrierInit, reinterpret_cast<void *>(&fmha_lane_mbarrier_init)},
+          {kMBarrierArrive, reinterpret_cast<void *>(&fmha_lane_mbarrier_arrive)},
+          {kMBarrierWait, reinterpret_cast<void *>(&fmha_lane_mbarrier_wait)},
+          {kNamedBarrier, reinterpret_cast<void *>(&fmha_lane_named_barrier)},
+          {kElect, reinterpret_cast<void *>(&fmha_lane_elect)}};
 }
 
 std::string takeLaneRuntimeError() {

@@ -215,6 +215,13 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     // on an H100, bench/NOTES.md).
     if (options.overlapScoreMma && info->warpgroupMma)
       pm.addPass(createFmhaOverlapScoreMma());
+    // sm_90a, when asked: the grid point split into a producer warpgroup
+    // and two consumer warpgroups (fmha-warp-specialize).
+    if (options.warpSpecialize && info->warpgroupMma) {
+      pm.addPass(createFmhaWarpSpecialize());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
   }
   OutlineKernelOptions outline;
   outline.chip = chip.str();

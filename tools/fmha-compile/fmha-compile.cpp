@@ -60,6 +60,12 @@ static cl::opt<bool> optCompileOverlap(
              "tile's wait and transpose, waited for where S is first used (off by "
              "default)"),
     cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optWarpSpecialize(
+    "warp-specialize",
+    cl::desc("sm_90a: run fmha-warp-specialize: a producer warpgroup stages K/V "
+             "for two consumer warpgroups (one query head each, mbarrier "
+             "handoff, setmaxnreg); off by default"),
+    cl::init(false), cl::cat(kToolCategory));
 static cl::opt<std::string> optVdRoute(
     "vd-route",
     cl::desc("the V-descale route to state instead of the compiler's choice: "
@@ -126,6 +132,7 @@ int main(int argc, char **argv) {
   opts.peel = !optCompileNoPeel;
   opts.pipeline = optCompilePipeline;
   opts.overlapScoreMma = optCompileOverlap;
+  opts.warpSpecialize = optWarpSpecialize;
   opts.vdRoute = optVdRoute;
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;

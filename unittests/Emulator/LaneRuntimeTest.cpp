@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -400,9 +401,9 @@ TEST(LaneRuntime, DivergentWaveOpIsAnError) {
   EXPECT_NE(e.find("diverged"), std::string::npos) << e;
 }
 
+// One wave at the barrier of site 1, the other at site 2: neither passes.
 void missedBarrierLane(int64_t *) {
-  if (fmha_lane_id(lane::ThreadX) < 64)
-    fmha_lane_barrier(1);
+  fmha_lane_barrier(fmha_lane_id(lane::ThreadX) < 64 ? 1 : 2);
 }
 
 TEST(LaneRuntime, BarrierMissedByAWaveIsAnError) {
@@ -411,9 +412,333 @@ TEST(LaneRuntime, BarrierMissedByAWaveIsAnError) {
   EXPECT_NE(e.find("barrier not reached"), std::string::npos) << e;
 }
 
+// Lanes that returned do not hold the workgroup barrier back (a GPU counts
+// the waves that have not ended): wave 1 returns, wave 0 passes twice.
+void returnedWaveLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  if (t >= 64)
+    return;
+  fmha_lane_barrier(1);
+  fmha_lane_barrier(2);
+  gOut[t] = 1;
+}
+
+TEST(LaneRuntime, BarrierPassesWithoutTheLanesThatReturned) {
+  gOut.assign(64, 0);
+  lane::takeLaneRuntimeStats();
+  fmha_lane_launch(returnedWaveLane, 1, 1, 1, 128, 1, 1, nullptr, 64);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t t = 0; t < 64; ++t)
+    EXPECT_EQ(gOut[t], 1) << "lane " << t;
+  EXPECT_EQ(lane::takeLaneRuntimeStats().barriers, 2);
+}
+
 TEST(LaneRuntime, BadLaunchIsAnError) {
   fmha_lane_launch(missedBarrierLane, 1, 1, 1, 0, 1, 1, nullptr, 64);
   EXPECT_NE(lane::takeLaneRuntimeError().find("invalid launch"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Warp specialization: mbarriers, named barriers, elect.sync
+//===----------------------------------------------------------------------===//
+
+int64_t addressOf(const void *p) {
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p));
+}
+
+/// A ring of 2 stages between 1 producer warp (threads 0-31) and 2
+/// consumer warps (32-95), wave 32, as sm_90a's warp-specialized kernels
+/// run it. full[s] expects the 32 producer lanes, empty[s] the 64 consumer
+/// lanes. Tile k goes to stage k % 2 in round k / 2; a stage's barrier
+/// completes one phase per round, so round r waits for parity r & 1 (full)
+/// and the producer for parity (r & 1) ^ 1 (empty: the phase before phase
+/// 0 counts as completed, so round 0 passes at once).
+struct Ring {
+  int64_t tiles = 64;
+  bool producerWaitsEmpty = true, consumerWaitsFull = true;
+  std::vector<int64_t> sums; // one per consumer lane
+};
+Ring *gRing = nullptr;
+
+int64_t ringValue(int64_t tile, int64_t lane) { return 1000 * tile + lane + 1; }
+
+void ringLane(int64_t *) {
+  Ring &w = *gRing;
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *bars = static_cast<int64_t *>(fmha_lane_shared(0, 4 * 8));
+  auto *stage = static_cast<int64_t *>(fmha_lane_shared(1, 2 * 32 * 8));
+  auto full = [&](int64_t s) { return addressOf(bars + s); };
+  auto empty = [&](int64_t s) { return addressOf(bars + 2 + s); };
+  if (t == 0)
+    for (int64_t s = 0; s < 2; ++s) {
+      fmha_lane_mbarrier_init(1, full(s), 32);
+      fmha_lane_mbarrier_init(2, empty(s), 64);
+    }
+  fmha_lane_barrier(3);
+  if (t < 32) {
+    for (int64_t k = 0; k < w.tiles; ++k) {
+      int64_t s = k % 2, r = k / 2;
+      if (w.producerWaitsEmpty)
+        fmha_lane_mbarrier_wait(4, empty(s), static_cast<int32_t>((r & 1) ^ 1));
+      stage[s * 32 + t] = ringValue(k, t);
+      fmha_lane_mbarrier_arrive(5, full(s), 1);
+    }
+    return;
+  }
+  int64_t c = t - 32, sum = 0;
+  for (int64_t k = 0; k < w.tiles; ++k) {
+    int64_t s = k % 2, r = k / 2;
+    if (w.consumerWaitsFull)
+      fmha_lane_mbarrier_wait(6, full(s), static_cast<int32_t>(r & 1));
+    sum += stage[s * 32 + c % 32];
+    fmha_lane_mbarrier_arrive(7, empty(s), 1);
+  }
+  w.sums[c] = sum;
+}
+
+/// Consumer lane c's sum over all tiles: sum_k 1000 k + (c % 32) + 1.
+int64_t ringSum(int64_t tiles, int64_t c) {
+  return 1000 * tiles * (tiles - 1) / 2 + tiles * (c % 32 + 1);
+}
+
+void runRing(Ring &w) {
+  w.sums.assign(64, -1);
+  gRing = &w;
+  fmha_lane_launch(ringLane, 2, 1, 1, 96, 1, 1, nullptr, 32);
+  gRing = nullptr;
+}
+
+TEST(LaneWarpSpecialization, ProducerConsumerRingSumsExactly) {
+  Ring w;
+  lane::takeLaneRuntimeStats();
+  runRing(w);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t c = 0; c < 64; ++c)
+    EXPECT_EQ(w.sums[c], ringSum(w.tiles, c)) << "consumer lane " << c;
+  lane::LaneRuntimeStats st = lane::takeLaneRuntimeStats();
+  EXPECT_EQ(st.workgroups, 2);
+  // Both sides waited (the producer runs ahead until a stage is full).
+  EXPECT_GT(st.mbarrierWaits, 0);
+}
+
+// Without the producer's empty wait, the producer lanes (first in thread
+// order) run through all 64 tiles before any consumer reads: every stage
+// holds the last tiles, and each full barrier completed all its 32 phases
+// (an even count, current parity 0), so the consumers' first wait (parity
+// 0) waits for a phase nobody completes: a deadlock, named.
+TEST(LaneWarpSpecialization, RingWithoutTheEmptyWaitIsCaught) {
+  Ring w;
+  w.producerWaitsEmpty = false;
+  runRing(w);
+  std::string e = lane::takeLaneRuntimeError();
+  EXPECT_NE(e.find("deadlock in workgroup (0, 0, 0): lane 32 waits at mbarrier 0x"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("lanes 0-31: return"), std::string::npos) << e;
+  EXPECT_NE(e.find("parity 0 at site 6 (phase 32, 32 of 32 arrivals pending)"),
+            std::string::npos)
+      << e;
+}
+
+// Without the consumers' full wait, each consumer lane reads all 64 tiles
+// at once (arrives never wait) while the stages hold tiles 0 and 1 (the
+// producer waits for an empty stage): the sums are wrong. The consumers'
+// 64 x 32 arrivals then completed 32 phases of each empty barrier (current
+// parity 0): the producer passes its round-2 waits (parity 1) and waits
+// forever in round 3 (parity 0): a deadlock too.
+TEST(LaneWarpSpecialization, RingWithoutTheFullWaitGivesWrongSums) {
+  Ring w;
+  w.consumerWaitsFull = false;
+  runRing(w);
+  std::string e = lane::takeLaneRuntimeError();
+  EXPECT_NE(e.find("deadlock in workgroup (0, 0, 0): lane 0 waits at mbarrier 0x"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("parity 0 at site 4 (phase 32, 64 of 64 arrivals pending); lane "
+                   "states: lanes 0-31: mbarrier "),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("lanes 32-95: return"), std::string::npos) << e;
+  for (int64_t c = 0; c < 64; ++c) {
+    EXPECT_NE(w.sums[c], ringSum(w.tiles, c)) << "consumer lane " << c;
+    EXPECT_EQ(w.sums[c], 32 * (ringValue(0, c % 32) + ringValue(1, c % 32)));
+  }
+}
+
+// Warp 0 waits for a phase of an mbarrier that expects the 32 lanes of
+// warp 1, whose last lane returns without arriving.
+int64_t gMbar = 0;
+
+void deadlockLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *bars = static_cast<int64_t *>(fmha_lane_shared(0, 8));
+  gMbar = addressOf(bars);
+  if (t == 0)
+    fmha_lane_mbarrier_init(1, gMbar, 32);
+  fmha_lane_barrier(2);
+  if (t < 32)
+    fmha_lane_mbarrier_wait(3, gMbar, 0);
+  else if (t != 63)
+    fmha_lane_mbarrier_arrive(4, gMbar, 1);
+}
+
+TEST(LaneWarpSpecialization, DeadlockNamesTheMBarrier) {
+  fmha_lane_launch(deadlockLane, 1, 1, 1, 64, 1, 1, nullptr, 32);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(gMbar));
+  std::string bar = std::string("mbarrier ") + hex +
+                    " parity 0 at site 3 (phase 0, 1 of 32 arrivals pending)";
+  EXPECT_EQ(lane::takeLaneRuntimeError(),
+            "deadlock in workgroup (0, 0, 0): lane 0 waits at " + bar +
+                "; lane states: lanes 0-31: " + bar + "; lanes 32-63: return");
+}
+
+void uninitialisedLane(int64_t *) {
+  auto *bars = static_cast<int64_t *>(fmha_lane_shared(0, 16));
+  if (fmha_lane_id(lane::ThreadX) == 0)
+    fmha_lane_mbarrier_init(1, addressOf(bars), 32);
+  fmha_lane_barrier(2);
+  fmha_lane_mbarrier_wait(3, addressOf(bars + 1), 0); // the next 8 bytes
+}
+
+TEST(LaneWarpSpecialization, UninitialisedMBarrierIsAnError) {
+  fmha_lane_launch(uninitialisedLane, 1, 1, 1, 32, 1, 1, nullptr, 32);
+  std::string e = lane::takeLaneRuntimeError();
+  EXPECT_NE(e.find("a wait on mbarrier 0x"), std::string::npos) << e;
+  EXPECT_NE(e.find(", which was never initialised (workgroup (0, 0, 0) lane 0 at site 3)"),
+            std::string::npos)
+      << e;
+}
+
+void initOutsideLane(int64_t *) {
+  int64_t onStack = 0;
+  fmha_lane_shared(0, 8);
+  fmha_lane_mbarrier_init(1, addressOf(&onStack), 32);
+}
+
+TEST(LaneWarpSpecialization, MBarrierOutsideSharedMemoryIsAnError) {
+  fmha_lane_launch(initOutsideLane, 1, 1, 1, 32, 1, 1, nullptr, 32);
+  std::string e = lane::takeLaneRuntimeError();
+  EXPECT_NE(e.find("not 8 aligned bytes of the workgroup's buffers"), std::string::npos) << e;
+}
+
+// try_wait.parity on a completed phase returns at once: parity 1 right
+// after init (the phase before phase 0), parity 0 once all 32 arrived
+// (and a barrier ordered the arrivals before the wait).
+void completedPhaseLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *bars = static_cast<int64_t *>(fmha_lane_shared(0, 8));
+  if (t == 0)
+    fmha_lane_mbarrier_init(1, addressOf(bars), 32);
+  fmha_lane_barrier(2);
+  fmha_lane_mbarrier_wait(3, addressOf(bars), 1);
+  int64_t phase = fmha_lane_mbarrier_arrive(4, addressOf(bars), 1);
+  fmha_lane_barrier(5);
+  fmha_lane_mbarrier_wait(6, addressOf(bars), 0);
+  gOut[t] = 1 + phase; // the arrive returned the phase before it: 0
+}
+
+TEST(LaneWarpSpecialization, WaitOnACompletedPhaseReturnsAtOnce) {
+  gOut.assign(32, 0);
+  lane::takeLaneRuntimeStats();
+  fmha_lane_launch(completedPhaseLane, 1, 1, 1, 32, 1, 1, nullptr, 32);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t t = 0; t < 32; ++t)
+    EXPECT_EQ(gOut[t], 1) << "lane " << t;
+  EXPECT_EQ(lane::takeLaneRuntimeStats().mbarrierWaits, 0);
+}
+
+// Named barriers among 96 threads: warp 1 (32-63) writes round r's data
+// and arrives at barrier 1 (bar.arrive 1, 64: no wait), warp 2 (64-95)
+// waits there (bar.sync 1, 64) and reads; barrier 2 runs the other way
+// before the next write. Warp 0 meanwhile shuffles and syncs alone at
+// barrier 3 (32 threads), never at 1 or 2.
+struct NamedWorld {
+  int64_t rounds = 8;
+  int32_t count = 64; // barrier 1's thread count
+  std::vector<int64_t> sums;
+};
+NamedWorld *gNamed = nullptr;
+
+void namedLane(int64_t *) {
+  NamedWorld &w = *gNamed;
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *data = static_cast<int64_t *>(fmha_lane_shared(0, 32 * 8));
+  int64_t sum = 0;
+  for (int64_t r = 0; r < w.rounds; ++r) {
+    if (t < 32) {
+      sum += fmha_lane_shuffle(1, lane::Xor, static_cast<int32_t>(r + t), 1, 32) & 0xFFFFFFFF;
+      fmha_lane_named_barrier(2, 3, 32, 1);
+    } else if (t < 64) {
+      if (r)
+        fmha_lane_named_barrier(3, 2, 64, 1);
+      data[t - 32] = ringValue(r, t - 32);
+      fmha_lane_named_barrier(4, 1, w.count, 0);
+    } else {
+      fmha_lane_named_barrier(5, 1, w.count, 1);
+      sum += data[t - 64];
+      fmha_lane_named_barrier(6, 2, 64, 0);
+    }
+  }
+  w.sums[t] = sum;
+}
+
+TEST(LaneWarpSpecialization, NamedBarriersOfPartOfTheWorkgroup) {
+  NamedWorld w;
+  w.sums.assign(96, -1);
+  lane::takeLaneRuntimeStats();
+  gNamed = &w;
+  fmha_lane_launch(namedLane, 1, 1, 1, 96, 1, 1, nullptr, 32);
+  gNamed = nullptr;
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t t = 0; t < 32; ++t) { // sum_r (r + (t ^ 1))
+    EXPECT_EQ(w.sums[t], w.rounds * (w.rounds - 1) / 2 + w.rounds * (t ^ 1)) << "lane " << t;
+    EXPECT_EQ(w.sums[32 + t], 0) << "lane " << 32 + t;
+    EXPECT_EQ(w.sums[64 + t], ringSum(w.rounds, t)) << "lane " << 64 + t;
+  }
+  // Barrier 3 every round, barrier 1 every round, barrier 2 every round (the
+  // last generation's 32 arrivals of warp 2 stay pending: warp 1 is done).
+  EXPECT_EQ(lane::takeLaneRuntimeStats().namedBarriers, 3 * w.rounds - 1);
+}
+
+TEST(LaneWarpSpecialization, NamedBarrierCountNotOfWholeWavesIsAnError) {
+  NamedWorld w;
+  w.count = 48;
+  w.sums.assign(96, -1);
+  gNamed = &w;
+  fmha_lane_launch(namedLane, 1, 1, 1, 96, 1, 1, nullptr, 32);
+  gNamed = nullptr;
+  std::string e = lane::takeLaneRuntimeError();
+  EXPECT_NE(e.find("bar.arrive 1, 48: the thread count must be a multiple of the wave size 32"),
+            std::string::npos)
+      << e;
+}
+
+// Two counts in one generation of barrier 1: warp 0 states 64, warp 1 96.
+void mixedCountLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  fmha_lane_named_barrier(1, 1, t < 32 ? 64 : 96, 1);
+}
+
+TEST(LaneWarpSpecialization, NamedBarrierCountsMustAgree) {
+  fmha_lane_launch(mixedCountLane, 1, 1, 1, 96, 1, 1, nullptr, 32);
+  std::string e = lane::takeLaneRuntimeError();
+  EXPECT_NE(e.find("bar.sync 1, 96: earlier arrivals of this generation (32) stated 64 threads"),
+            std::string::npos)
+      << e;
+}
+
+void electLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  gOut[t] = fmha_lane_elect(1);
+}
+
+TEST(LaneWarpSpecialization, ElectChoosesEachWavesFirstLane) {
+  gOut.assign(64, -1);
+  fmha_lane_launch(electLane, 1, 1, 1, 64, 1, 1, nullptr, 32);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t t = 0; t < 64; ++t)
+    EXPECT_EQ(gOut[t], t % 32 == 0 ? 1 : 0) << "lane " << t;
 }
 
 //===----------------------------------------------------------------------===//

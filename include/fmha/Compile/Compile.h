@@ -40,6 +40,9 @@ struct CompileOptions {
   /// before V's wait and transpose). Off by default: measured 5-11 % slower
   /// on an H100 (bench/NOTES.md, 2026-12-05 fifth session).
   bool overlapScoreMma = false;
+  /// sm_90a with `pipeline`: fmha-warp-specialize (a producer warpgroup,
+  /// two consumer warpgroups).
+  bool warpSpecialize = false;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).
@@ -64,6 +67,9 @@ struct CompileResult {
   std::vector<AbiArg> args;
   std::array<int64_t, 3> workgroup{};
   std::array<int64_t, 3> grid{}; ///< for this request
+  /// Query heads a workgroup takes (2 for a warp-specialized sm_90a
+  /// kernel: grid y = num_qo_heads / 2).
+  int64_t headsPerWorkgroup = 1;
   int64_t ldsBytes = 0;
 };
 

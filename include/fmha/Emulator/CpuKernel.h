@@ -43,6 +43,8 @@ struct CpuKernelOptions {
   bool pipeline = true;
   /// fmha-overlap-score-mma on sm_90a (as fmha-compile's; off by default).
   bool overlapScoreMma = false;
+  /// fmha-warp-specialize on sm_90a (as fmha-compile's; off by default).
+  bool warpSpecialize = false;
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)

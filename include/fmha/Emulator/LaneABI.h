@@ -42,10 +42,38 @@
 //                                              // (amdgpu.fat_raw_buffer_cast)
 //                                              // from byte `index` across
 //                                              // its valid bytes `bound`
+//   void    fmha_lane_mbarrier_init(i32 site, i64 addr, i32 count)
+//                                              // nvvm.mbarrier.init: the
+//                                              // 8-byte mbarrier at host
+//                                              // address `addr` (in a
+//                                              // workgroup buffer): phase
+//                                              // 0, count arrivals pending
+//   int64_t fmha_lane_mbarrier_arrive(i32 site, i64 addr, i32 count)
+//                                              // pending -= count; at 0
+//                                              // the phase completes;
+//                                              // returns the phase before
+//                                              // (count 0: only checks
+//                                              // the mbarrier: a
+//                                              // cp.async.mbarrier.arrive
+//                                              // without noinc)
+//   void    fmha_lane_mbarrier_wait(i32 site, i64 addr, i32 parity)
+//                                              // try_wait.parity (blocking):
+//                                              // back once the phase of
+//                                              // that parity completed
+//   void    fmha_lane_named_barrier(i32 site, i32 id, i32 n, i32 wait)
+//                                              // bar.sync id, n (wait 1)
+//                                              // or bar.arrive id, n
+//                                              // (wait 0); n 0: all threads;
+//                                              // id 0 with all threads (and
+//                                              // wait) is the workgroup
+//                                              // barrier (fmha_lane_barrier)
+//   int32_t fmha_lane_elect(i32 site)          // elect.sync: a wave op, 1 in
+//                                              // the wave's first lane
 //
 // A "site" is the id of the op that made the call; the lanes of a wave must
-// meet at the same site. The wave-op sites of a kernel come first, then
-// those of its checked memory accesses.
+// meet at the same site. The sites of a kernel's wave ops and
+// synchronization (barriers, mbarriers) come first, then those of its
+// checked memory accesses.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FMHA_EMULATOR_LANEABI_H
@@ -70,6 +98,11 @@ inline constexpr const char *kPermB32 = "fmha_lane_perm_b32";
 inline constexpr const char *kExp2 = "fmha_lane_exp2";
 inline constexpr const char *kLog2 = "fmha_lane_log2";
 inline constexpr const char *kOutOfBounds = "fmha_lane_out_of_bounds";
+inline constexpr const char *kMBarrierInit = "fmha_lane_mbarrier_init";
+inline constexpr const char *kMBarrierArrive = "fmha_lane_mbarrier_arrive";
+inline constexpr const char *kMBarrierWait = "fmha_lane_mbarrier_wait";
+inline constexpr const char *kNamedBarrier = "fmha_lane_named_barrier";
+inline constexpr const char *kElect = "fmha_lane_elect";
 /// fmha_lane_out_of_bounds's dim for a load across a bounded view's end.
 inline constexpr int32_t kStraddle = -1;
 
@@ -160,6 +193,11 @@ float fmha_lane_exp2(float x);
 float fmha_lane_log2(float x);
 void fmha_lane_out_of_bounds(int32_t site, int64_t index, int64_t bound,
                              int32_t dim);
+void fmha_lane_mbarrier_init(int32_t site, int64_t addr, int32_t count);
+int64_t fmha_lane_mbarrier_arrive(int32_t site, int64_t addr, int32_t count);
+void fmha_lane_mbarrier_wait(int32_t site, int64_t addr, int32_t parity);
+void fmha_lane_named_barrier(int32_t site, int32_t id, int32_t n, int32_t wait);
+int32_t fmha_lane_elect(int32_t site);
 }
 
 #endif // FMHA_EMULATOR_LANEABI_H

@@ -3,10 +3,13 @@
 // Runs a kernel that fmha-lanes-to-host rewrote: every workgroup of the grid,
 // in order; inside one, every lane as a coroutine on one thread. A lane runs
 // until it reaches an op that needs other lanes (an MMA, a shuffle,
-// readfirstlane: its wave; a barrier: its workgroup) and waits there; when
-// all lanes of the wave (workgroup) wait at the same op, the runtime
-// computes it for all of them with its reference semantics and lets them go
-// on. docs/LANE_EMULATOR.md gives the semantics of each op.
+// readfirstlane: its wave; a barrier: its workgroup; a named barrier or an
+// mbarrier wait: the lanes that arrive there) and waits there; when all
+// lanes of the wave (workgroup) wait at the same op, the runtime computes it
+// for all of them with its reference semantics and lets them go on; a named
+// barrier lets its waiters go when its thread count arrived, an mbarrier
+// wait when the phase it waits for completed. docs/LANE_EMULATOR.md gives
+// the semantics of each op.
 //
 // The entry points have C linkage (fmha/Emulator/LaneABI.h lists them);
 // laneRuntimeSymbols() gives their addresses for a JIT's symbol table. No
@@ -38,6 +41,8 @@ std::string takeLaneRuntimeError();
 struct LaneRuntimeStats {
   int64_t workgroups = 0, lanes = 0, switches = 0, mmas = 0, barriers = 0;
   int64_t outOfBounds = 0; // fmha_lane_out_of_bounds calls
+  int64_t namedBarriers = 0; // completed generations of named barriers
+  int64_t mbarrierWaits = 0; // mbarrier waits that had to wait (suspended)
 };
 LaneRuntimeStats takeLaneRuntimeStats();
 

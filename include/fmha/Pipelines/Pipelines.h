@@ -153,11 +153,14 @@ struct LaneKernelOptions {
   bool pipeline = true;
   /// sm_90a, with `pipeline`: fmha-overlap-score-mma.
   bool overlapScoreMma = false;
+  /// sm_90a, with `pipeline`: fmha-warp-specialize (a producer warpgroup
+  /// and two consumer warpgroups, one query head each).
+  bool warpSpecialize = false;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
 };
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same five fields).
+/// emulator's CpuKernelOptions give them (the same six fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -165,6 +168,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.peel = o.peel;
   l.pipeline = o.pipeline;
   l.overlapScoreMma = o.overlapScoreMma;
+  l.warpSpecialize = o.warpSpecialize;
   l.vdRoute = o.vdRoute;
   return l;
 }

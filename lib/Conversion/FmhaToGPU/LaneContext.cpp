@@ -2,6 +2,7 @@
 #include "fmha/Conversion/FmhaToGPU/LaneContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -288,6 +289,16 @@ Value LaneContext::ringStage(ImplicitLocOpBuilder &b, const Ring &ring,
 Value LaneContext::ldsAddress(ImplicitLocOpBuilder &b, Value lds) const {
   Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, lds);
   return arith::IndexCastUIOp::create(b, b.getI64Type(), p);
+}
+
+Value LaneContext::stageBarrier(ImplicitLocOpBuilder &b, Value slot, bool free) const {
+  Value base = ldsAddress(b, mbarriers);
+  Value i = arith::AddIOp::create(
+      b, arith::IndexCastUIOp::create(b, b.getI64Type(), laneToIndex(b, slot)),
+      arith::ConstantIntOp::create(b, b.getI64Type(), free ? mbarrierStages : 0));
+  Value at = arith::AddIOp::create(
+      b, base, arith::MulIOp::create(b, i, arith::ConstantIntOp::create(b, b.getI64Type(), 8)));
+  return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(b.getContext(), 3), at);
 }
 
 Value LaneContext::wideAcc(ImplicitLocOpBuilder &b, ArrayRef<Value> parts) const {

@@ -407,9 +407,21 @@ LogicalResult LaneForms::visit(Operation *op) {
     }
     return set(x.getResult(), acc);
   }
+  if (auto r = dyn_cast<WarpRolesOp>(op)) {
+    // Each role's ops as if they were the kernel's (LowerTiles gives each
+    // role the lane values of its own warpgroup).
+    if (!ti->hasWarpRoles())
+      return fail("fmha.warp_roles needs a chip with warp roles (mbarriers, "
+                  "named barriers, setmaxnreg: sm_90a)");
+    for (Region *reg : {&r.getProducer(), &r.getConsumer()})
+      for (Operation &o : reg->front())
+        if (failed(visit(&o)))
+          return failure();
+    return success();
+  }
   if (op->getNumRegions())
-    return fail("ops with regions other than scf.for and scf.if are not "
-                "lowered to lanes");
+    return fail("ops with regions other than scf.for, scf.if and "
+                "fmha.warp_roles are not lowered to lanes");
   bool vec = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<VectorType>) ||
              llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
   if (!vec)

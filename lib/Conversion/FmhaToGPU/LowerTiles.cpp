@@ -65,13 +65,35 @@ void splitLoopSplats(gpu::GPUFuncOp kernel) {
 struct LdsBarriers {
   const TargetInfo &ti;
   const LaneForms &forms;
+  /// Warp roles: a consumer group's barriers are its own (barrier 1 + c of
+  /// its warpgroup's threads, c its number); the producer reads no LDS.
+  WarpRolesOp roles = nullptr;
+  int64_t roleThreads = 0;
   // written: LDS written since the last barrier; read: LDS read by a
   // product since then; readV: a V tile among those reads.
   bool written = false, read = false, readV = false;
-  void barrierBefore(Operation *op) {
+  /// The barrier before `op` (afterWrites: between the lanes' LDS stores
+  /// and a product).
+  void emitBarrier(Operation *op, bool afterWrites) {
     OpBuilder b(op);
-    ti.barrier(b, op->getLoc());
+    Location loc = op->getLoc();
+    if (roles && roles.getConsumer().isAncestor(op->getParentRegion())) {
+      Value c = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                             roles.getConsumerIndex());
+      Value id = arith::AddIOp::create(
+          b, loc, c, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
+      if (afterWrites)
+        ti.groupBarrierAfterLdsWrites(b, loc, id, roleThreads);
+      else
+        ti.groupBarrier(b, loc, id, roleThreads);
+      return;
+    }
+    if (afterWrites)
+      ti.barrierAfterLdsWrites(b, loc);
+    else
+      ti.barrier(b, loc);
   }
+  void barrierBefore(Operation *op) { emitBarrier(op, /*afterWrites=*/false); }
   /// A pipelined loop's staged V writes only its own V^T buffer (LowerTiles
   /// gives it one), which no product but P V reads.
   bool writesOwnVt(Operation &op) const {
@@ -90,8 +112,7 @@ struct LdsBarriers {
         written = true;
       } else if (auto m = dyn_cast<TileMmaOp>(op)) {
         if (written) {
-          OpBuilder b(&op);
-          ti.barrierAfterLdsWrites(b, op.getLoc());
+          emitBarrier(&op, /*afterWrites=*/true);
           readV = false;
         }
         written = false;
@@ -106,6 +127,13 @@ struct LdsBarriers {
         for (Region &r : i->getRegions())
           for (Block &b : r)
             visit(b);
+      } else if (auto r = dyn_cast<WarpRolesOp>(op)) {
+        // The roles run side by side: each starts from a clean state.
+        for (Region *reg : {&r.getProducer(), &r.getConsumer()}) {
+          written = read = readV = false;
+          visit(reg->front());
+        }
+        written = read = readV = false;
       }
     }
   }
@@ -202,8 +230,31 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   if (failed(forms.analyze(kernel, *layout, ti, cfg)))
     return failure();
 
+  // Warp roles (fmha-warp-specialize): at most one split, on a chip with
+  // mbarriers; each role is one group of cfg.warps warps.
+  WarpRolesOp roles;
+  int64_t nRoles = 0;
+  kernel.walk([&](WarpRolesOp r) {
+    roles = r;
+    ++nRoles;
+  });
+  if (nRoles > 1)
+    return kernel.emitOpError("convert-fmha-to-gpu: more than one fmha.warp_roles");
+  if (roles && !ti.hasWarpRoles())
+    return roles.emitOpError("needs a chip with warp roles (mbarriers, named "
+                             "barriers, setmaxnreg: sm_90a), not ")
+           << cfg.getChip();
+  if (roles && roles.getWarps() != cfg.getWarps())
+    return roles.emitOpError("has groups of ")
+           << roles.getWarps() << " warps but the config's lane layout has "
+           << cfg.getWarps();
+  int64_t roleThreads = cfg.getWarps() * layout->wave;
+
   // 3-4. LDS plan, per-lane values.
-  LdsBarriers{ti, forms}.visit(kernel.getBody().front());
+  LdsBarriers barriers{ti, forms};
+  barriers.roles = roles;
+  barriers.roleThreads = roleThreads;
+  barriers.visit(kernel.getBody().front());
   LaneContext lc(kernel, ti, cfg, *layout, forms);
   // The n-th staged tile of every KV loop shares one buffer: the loops
   // fmha-peel-masked-tiles split one loop into run one after the other, and
@@ -260,7 +311,10 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     }
   std::map<int64_t, Value> ringViews;
   auto ringView = [&](int64_t n, int64_t bytes) -> Value {
-    if (n >= static_cast<int64_t>(ringStages.size()) || bytes > ringStageBytes[n])
+    // With warp roles the producer may be filling the ring while a
+    // consumer runs its masked tiles: those keep buffers of their own.
+    if (roles || n >= static_cast<int64_t>(ringStages.size()) ||
+        bytes > ringStageBytes[n])
       return Value();
     if (Value v = ringViews[n])
       return v;
@@ -272,6 +326,22 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     Value shift = arith::ConstantIndexOp::create(b, loc, ringStages[n].second);
     return ringViews[n] = memref::ViewOp::create(b, loc, viewT, ringStages[n].first,
                                                  shift, ValueRange{});
+  };
+  // A buffer of `bytes` for the tile of op g; in a consumer of warp roles
+  // one for each consumer group, g's group's (a view at c * bytes, made at
+  // the start of the consumer region).
+  auto consumerOwn = [&](Operation *g, int64_t bytes, int64_t rowBytes) -> Value {
+    if (!roles || !roles.getConsumer().isAncestor(g->getParentRegion()))
+      return workgroupBytes(bytes, g->getLoc(), rowBytes);
+    Value all = workgroupBytes(bytes * roles.getConsumers(), g->getLoc(), rowBytes);
+    OpBuilder b = OpBuilder::atBlockBegin(&roles.getConsumer().front());
+    Location loc = g->getLoc();
+    Value shift = arith::MulIOp::create(b, loc, roles.getConsumerIndex(),
+                                        arith::ConstantIndexOp::create(b, loc, bytes));
+    auto allT = cast<MemRefType>(all.getType());
+    auto viewT = MemRefType::get({bytes}, allT.getElementType(), AffineMap(),
+                                 allT.getMemorySpace());
+    return memref::ViewOp::create(b, loc, viewT, all, shift, ValueRange{});
   };
   kernel.walk([&](Operation *g) {
     if (!isa<GatherKVOp, LoadRowsOp, StagedKVOp>(g))
@@ -297,7 +367,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
         return;
       }
     }
-    lc.lds[g] = workgroupBytes(f.ldsRows * f.ldsCols, g->getLoc(), f.ldsCols);
+    lc.lds[g] = consumerOwn(g, f.ldsRows * f.ldsCols, f.ldsCols);
     if (slot)
       shared[*slot] = lc.lds[g];
   });
@@ -318,10 +388,51 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   });
   ImplicitLocOpBuilder b(kernel.getLoc(), kernel.getContext());
   b.setInsertionPoint(&entry, bodyStart);
-  lc.tidV = laneToI32(b, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value tid = laneToI32(b, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  // With warp roles every lane value is the lane's in its role's
+  // warpgroup: each role runs the patterns of one group of cfg.warps warps.
+  lc.tidV = roles ? Value(arith::RemUIOp::create(b, tid, laneConstI32(b, roleThreads)))
+                  : tid;
   lc.laneV = arith::RemUIOp::create(b, lc.tidV, laneConstI32(b, layout->wave));
   lc.waveV = ti.broadcastFirstLane(
       b, b.getLoc(), arith::DivUIOp::create(b, lc.tidV, laneConstI32(b, layout->wave)));
+  if (roles) {
+    // Two mbarriers a stage of the rings (all rings of a tile fill one
+    // stage together): "filled", one arrival a producer thread, and
+    // "free", one a consumer thread; initialised by thread 0 before the
+    // roles split, behind a workgroup barrier.
+    int64_t stages = 0;
+    kernel.walk([&](StageKVOp st) { stages = st.getStages(); });
+    if (!stages)
+      return roles.emitOpError("has no fmha.stage_kv to hand over");
+    auto t = MemRefType::get(
+        {2 * stages}, IntegerType::get(kernel.getContext(), 64), AffineMap(),
+        gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
+    lc.mbarriers = kernel.addWorkgroupAttribution(t, roles.getLoc());
+    kernel.setWorkgroupAttributionAttr(
+        kernel.getNumWorkgroupAttributions() - 1, LLVM::LLVMDialect::getAlignAttrName(),
+        IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 8));
+    lc.mbarrierStages = stages;
+    lc.roleThreads = roleThreads;
+    lc.consumers = roles.getConsumers();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(roles);
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, laneConstI32(b, 0));
+    auto init = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(init.thenBlock());
+    for (int64_t st = 0; st < stages; ++st) {
+      Value slot = arith::ConstantIndexOp::create(b, st);
+      ti.mbarrierInit(b, b.getLoc(), lc.stageBarrier(b, slot, /*free=*/false), roleThreads);
+      ti.mbarrierInit(b, b.getLoc(), lc.stageBarrier(b, slot, /*free=*/true),
+                      roleThreads * roles.getConsumers());
+    }
+    ti.mbarrierInitFence(b, b.getLoc());
+    b.setInsertionPointAfter(init);
+    ti.barrier(b, b.getLoc());
+    // setmaxnreg is honoured only under a register cap at entry (ptxas
+    // C7508 otherwise): one workgroup an SM.
+    kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  }
   lc.waveRow0 = arith::MulIOp::create(b, lc.waveV, laneConstI32(b, layout->rowsPerWave));
   lc.qLaneV = laneEmitBits(b, layout->qLane, lc.laneV);
   lc.nLaneV = laneEmitBits(b, layout->nLane, lc.laneV);
@@ -348,6 +459,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   populateLaneMmaPatterns(tc, patterns, ti, lc);
   populateLaneElementwisePatterns(tc, patterns, ti, lc);
   populateLaneQuantizePatterns(tc, patterns, ti, lc);
+  populateLaneWarpRolePatterns(tc, patterns, ti, lc);
   ti.populateLanePatterns(tc, patterns, lc, /*benefit=*/10);
   patterns.add<MemRefViewPattern>(tc, ctx);
   patterns.add<MemRefBridgePattern>(tc, ctx, /*benefit=*/2);

@@ -964,7 +964,8 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
 /// fmha.staged_kv: waits for its stage's copies. K is the stage itself (a
 /// view of the ring); V is transposed from the stage into the tile's V^T
 /// buffer as fmha.gather_kv transposes it, after a barrier (the stage holds
-/// every lane's copies).
+/// every lane's copies). A `by_barrier` stage (a consumer of warp roles)
+/// was waited for by its fmha.stage_wait: no wait and no barrier here.
 struct StagedKVPattern : LanePattern<StagedKVOp> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(StagedKVOp op, OneToNOpAdaptor a,
@@ -973,11 +974,15 @@ struct StagedKVPattern : LanePattern<StagedKVOp> {
     const ValueForm &f = lc.forms.get(op.getTile());
     const LaneContext::Ring &ring = lc.rings.at(op.getRing());
     Value stage = lc.ringStage(b, ring, a.getSlot()[0]);
-    lc.ti.asyncWait(b, b.getLoc(), op.getPending());
+    // by_barrier: the fmha.stage_wait before it saw every producer
+    // thread's copies land (warp roles); the consumer started none.
+    if (!op.getByBarrier())
+      lc.ti.asyncWait(b, b.getLoc(), op.getPending());
     LaneValues out;
     out.lds = stage;
     if (f.isV) {
-      lc.ti.barrier(b, b.getLoc());
+      if (!op.getByBarrier())
+        lc.ti.barrier(b, b.getLoc());
       out.lds = lc.lds.lookup(op);
       auto vt = VectorType::get({16}, b.getI8Type());
       KVTileSource src;

@@ -365,6 +365,49 @@ public:
     NVVM::CpAsyncWaitGroupOp::create(b, loc, static_cast<int32_t>(pending));
   }
 
+  // Warp roles (sm_90a; setmaxnreg is sm_90a-only, and LLVM aborts on it
+  // for sm_90).
+  bool hasWarpRoles() const override { return info.warpgroupMma; }
+  void groupBarrier(OpBuilder &b, Location loc, Value id,
+                    int64_t threads) const override {
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
+    NVVM::BarrierOp::create(b, loc, TypeRange{}, id, n, /*reductionOp=*/{},
+                            /*reductionPredicate=*/Value());
+  }
+  void groupBarrierAfterLdsWrites(OpBuilder &b, Location loc, Value id,
+                                  int64_t threads) const override {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+    groupBarrier(b, loc, id, threads);
+  }
+  void mbarrierInit(OpBuilder &b, Location loc, Value addr,
+                    int64_t count) const override {
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), count);
+    NVVM::MBarrierInitOp::create(b, loc, addr, n, /*predicate=*/Value());
+  }
+  void mbarrierInitFence(OpBuilder &b, Location loc) const override {
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  void mbarrierArrive(OpBuilder &b, Location loc, Value addr) const override {
+    NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), addr);
+  }
+  void mbarrierArriveOnCopies(OpBuilder &b, Location loc,
+                              Value addr) const override {
+    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, addr, /*noinc=*/true);
+  }
+  void mbarrierWait(OpBuilder &b, Location loc, Value addr,
+                    Value parity) const override {
+    Value ticks = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0x989680);
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, addr, parity, ticks);
+  }
+  void setRegisters(OpBuilder &b, Location loc, int64_t regs,
+                    bool increase) const override {
+    NVVM::SetMaxRegisterOp::create(b, loc, static_cast<int32_t>(regs),
+                                   increase ? NVVM::SetMaxRegisterAction::increase
+                                            : NVVM::SetMaxRegisterAction::decrease);
+  }
+
 private:
   /// Matrix descriptor of a K-major swizzled tile at shared address
   /// ldsBase + offset (PTX ISA "Matrix Descriptor Format"): start address

@@ -75,6 +75,32 @@ void TargetInfo::asyncWait(OpBuilder &, Location, int64_t) const {
       "TargetInfo::asyncWait on a chip without asynchronous copies");
 }
 
+#define FMHA_NO_WARP_ROLES(name)                                              \
+  llvm::reportFatalInternalError("TargetInfo::" name                          \
+                                 " on a chip without warp roles")
+void TargetInfo::groupBarrier(OpBuilder &, Location, Value, int64_t) const {
+  FMHA_NO_WARP_ROLES("groupBarrier");
+}
+void TargetInfo::mbarrierInit(OpBuilder &, Location, Value, int64_t) const {
+  FMHA_NO_WARP_ROLES("mbarrierInit");
+}
+void TargetInfo::mbarrierInitFence(OpBuilder &, Location) const {
+  FMHA_NO_WARP_ROLES("mbarrierInitFence");
+}
+void TargetInfo::mbarrierArrive(OpBuilder &, Location, Value) const {
+  FMHA_NO_WARP_ROLES("mbarrierArrive");
+}
+void TargetInfo::mbarrierArriveOnCopies(OpBuilder &, Location, Value) const {
+  FMHA_NO_WARP_ROLES("mbarrierArriveOnCopies");
+}
+void TargetInfo::mbarrierWait(OpBuilder &, Location, Value, Value) const {
+  FMHA_NO_WARP_ROLES("mbarrierWait");
+}
+void TargetInfo::setRegisters(OpBuilder &, Location, int64_t, bool) const {
+  FMHA_NO_WARP_ROLES("setRegisters");
+}
+#undef FMHA_NO_WARP_ROLES
+
 Value TargetInfo::maxF(OpBuilder &b, Location loc, Value x, Value y) const {
   return arith::MaxNumFOp::create(b, loc, x, y);
 }

@@ -14,6 +14,13 @@
 //   arguments; wgmma's tied fence and wait pass their values through, its
 //   commit and the async-proxy fence are dropped (the runtime is
 //   synchronous);
+// - sm_90a's warp-specialization ops become runtime calls too: the
+//   mbarriers (nvvm.mbarrier.init / arrive / try_wait.parity,
+//   cp.async.mbarrier.arrive), named barriers (nvvm.barrier id, n and
+//   nvvm.barrier.arrive) and elect.sync; an mbarrier's address (an
+//   !llvm.ptr<3> made from a workgroup buffer's pointer, host memory here)
+//   goes as an i64. nvvm.fence.mbarrier.init and nvvm.setmaxregister are
+//   dropped;
 // - the host function's gpu.launch_func becomes fmha_lane_launch;
 // - with check-bounds (the default), every memref / vector load and store
 //   and every subview of the kernel is guarded: an index outside its dim
@@ -301,6 +308,23 @@ std::string unsupported(Operation *op) {
                : "an async copy other than 16 bytes of i8 without zero-fill";
   if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
     return "";
+  // Warp specialization: mbarriers of the workgroup's memory (generic or
+  // shared::cta pointers), named barriers without a reduction, elect.sync
+  // of the whole warp; the mbarrier-init fence and register reallocation
+  // have nothing to do here.
+  if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierTryWaitParityOp, NVVM::CpAsyncMBarrierArriveOp,
+          NVVM::BarrierArriveOp, NVVM::Barrier0Op, NVVM::FenceMbarrierInitOp,
+          NVVM::SetMaxRegisterOp>(op))
+    return "";
+  if (auto a = dyn_cast<NVVM::MBarrierArriveOp>(op)) {
+    unsigned space = cast<LLVM::LLVMPointerType>(a.getAddr().getType()).getAddressSpace();
+    return space == 0 || space == 3 ? "" : "an mbarrier.arrive outside shared::cta memory";
+  }
+  if (auto b = dyn_cast<NVVM::BarrierOp>(op))
+    return !b.getReductionOp() && !b.getReductionPredicate() ? ""
+                                                             : "nvvm.barrier with a reduction";
+  if (auto e = dyn_cast<NVVM::ElectSyncOp>(op))
+    return !e.getMembermask() ? "" : "elect.sync with a member mask";
   if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BarrierOp, gpu::ReturnOp,
           amdgpu::SchedBarrierOp>(op))
     return "";
@@ -374,6 +398,11 @@ std::string unguarded(Operation *op) {
   // Rewritten into a guarded load and store, or a guarded load (rewriteOp).
   if (isGuardedAccess(op) ||
       isa<memref::SubViewOp, nvgpu::DeviceAsyncCopyOp, amdgpu::TransposeLoadOp>(op))
+    return "";
+  // The runtime checks the mbarrier's address itself (an initialised
+  // mbarrier in the workgroup's buffers).
+  if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp, NVVM::MBarrierTryWaitParityOp,
+          NVVM::CpAsyncMBarrierArriveOp>(op))
     return "";
   auto isMemory = [](Type t) {
     return isa<BaseMemRefType, LLVM::LLVMPointerType>(t);
@@ -494,15 +523,72 @@ void Rewriter::rewriteOp(Operation *op) {
     return laneId(lane::ThreadX + static_cast<int32_t>(t.getDimension()));
   if (auto t = dyn_cast<gpu::BlockIdOp>(op))
     return laneId(lane::BlockX + static_cast<int32_t>(t.getDimension()));
-  if (isa<gpu::BarrierOp>(op)) {
+  auto nvBarrier = dyn_cast<NVVM::BarrierOp>(op);
+  if (isa<gpu::BarrierOp, NVVM::Barrier0Op>(op) ||
+      (nvBarrier && !nvBarrier.getBarrierId() && !nvBarrier.getNumberOfThreads())) {
     call(b, lane::kBarrier, {site(b)}, {});
     op->erase();
     return;
   }
   if (isa<amdgpu::SchedBarrierOp, NVVM::WgmmaGroupSyncAlignedOp,
-          NVVM::FenceProxyOp, NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op)) {
+          NVVM::FenceProxyOp, NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
+          NVVM::FenceMbarrierInitOp, NVVM::SetMaxRegisterOp>(op)) {
     op->erase();
     return;
+  }
+  // bar.sync / bar.arrive id, n: id 0 and n 0 (all threads) when absent.
+  auto named = [&](Value id, Value n, bool wait) {
+    call(b, lane::kNamedBarrier,
+         {site(b), id ? id : i32(b, 0), n ? n : i32(b, 0), i32(b, wait ? 1 : 0)}, {});
+    op->erase();
+  };
+  if (nvBarrier)
+    return named(nvBarrier.getBarrierId(), nvBarrier.getNumberOfThreads(), true);
+  if (auto a = dyn_cast<NVVM::BarrierArriveOp>(op))
+    return named(a.getBarrierId(), a.getNumberOfThreads(), false);
+  // mbarriers: the object's address as an i64 (host memory).
+  auto address = [&](Value p) { return LLVM::PtrToIntOp::create(b, i64, p).getResult(); };
+  if (auto m = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+    auto init = [&](ImplicitLocOpBuilder &ib) {
+      call(ib, lane::kMBarrierInit,
+           {i32(ib, nextSite++), LLVM::PtrToIntOp::create(ib, i64, m.getAddr()), m.getCount()},
+           {});
+    };
+    if (Value pred = m.getPredicate()) {
+      auto guarded = scf::IfOp::create(b, pred, /*withElse=*/false);
+      ImplicitLocOpBuilder ib(op->getLoc(), guarded.getThenRegion().front().getTerminator());
+      init(ib);
+    } else {
+      init(b);
+    }
+    op->erase();
+    return;
+  }
+  if (auto m = dyn_cast<NVVM::MBarrierArriveOp>(op)) {
+    Value count = m.getCount() ? Value(m.getCount()) : i32(b, 1);
+    Value r = call(b, lane::kMBarrierArrive, {site(b), address(m.getAddr()), count}, {i64});
+    if (m.getRes())
+      m.getRes().replaceAllUsesWith(r);
+    op->erase();
+    return;
+  }
+  if (auto m = dyn_cast<NVVM::CpAsyncMBarrierArriveOp>(op)) {
+    // The copies are done at issue, so the arrive is one now: with noinc it
+    // counts toward the expected arrivals; without, the pending count was
+    // raised by one first (net: no arrival, count 0).
+    call(b, lane::kMBarrierArrive,
+         {site(b), address(m.getAddr()), i32(b, m.getNoinc() ? 1 : 0)}, {i64});
+    op->erase();
+    return;
+  }
+  if (auto m = dyn_cast<NVVM::MBarrierTryWaitParityOp>(op)) {
+    call(b, lane::kMBarrierWait, {site(b), address(m.getAddr()), m.getPhase()}, {});
+    op->erase();
+    return;
+  }
+  if (isa<NVVM::ElectSyncOp>(op)) {
+    Value r = call(b, lane::kElect, {site(b)}, {i32T});
+    return replace(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, r, i32(b, 0)));
   }
   if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
     // Done at once: the bytes are in shared memory when the copy is

@@ -404,11 +404,22 @@ struct OutlineKernelPass
       auto fn = grid->getParentOfType<FunctionOpInterface>();
       std::string name = (fn ? fn.getName() : StringRef("fmha")).str() + "_kernel";
       int64_t threads = cfg.getWarps() * cfg.getWaveSize();
+      // fmha-warp-specialize: a producer warpgroup and `consumers` consumer
+      // ones, each of the config's warps; a grid point takes `consumers`
+      // query heads.
+      int64_t headsPerWorkgroup = 1;
+      grid.getBody()->walk([&](WarpRolesOp r) {
+        threads = r.getWarps() * cfg.getWaveSize() * (1 + r.getConsumers());
+        headsPerWorkgroup = r.getConsumers();
+      });
       FailureOr<gpu::GPUFuncOp> kernel =
           outlineGrid(rw, grid, kernels, name, threads);
       if (failed(kernel))
         return signalPassFailure();
       (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
+      if (headsPerWorkgroup > 1)
+        (*kernel)->setAttr(kHeadsPerWorkgroupAttr,
+                           rw.getI64IntegerAttr(headsPerWorkgroup));
       target->setKernelAttrs(*kernel, threads, minWavesPerSimd(*kernel, cfg, threads));
     }
   }

@@ -223,7 +223,7 @@ gpu.module @fmha_kernels [@TARGET@] {
     %k_t = fmha.gather_kv %k[%id] head(%c0) tile(%c0, %len) {kv_layout = #fmha.kv_layout<nhd>} : memref<?x1024x1x128x@FP8@>, i32 -> vector<@BN@x128x@FP8@>
     %zs = arith.constant dense<0.0> : vector<@BM@x@BN@xf32>
     %s = fmha.tile_mma %q_t, %k_t, %zs {transpose_rhs} : vector<@BM@x128x@FP8@>, vector<@BN@x128x@FP8@> -> vector<@BM@x@BN@xf32>
-    // expected-error @+1 {{ops with regions other than scf.for and scf.if are not lowered to lanes}}
+    // expected-error @+1 {{ops with regions other than scf.for, scf.if and fmha.warp_roles are not lowered to lanes}}
     %x = scf.execute_region -> f32 {
       %one = arith.constant 1.0 : f32
       scf.yield %one : f32

@@ -147,3 +147,43 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// mbarrier.test.wait (a non-blocking test a kernel would spin on) has no
+// emulation: the emulated wait is try_wait.parity.
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
+    gpu.func @k(%p: !llvm.ptr<3>, %s: i64) kernel {
+      // expected-error @+1 {{fmha-lanes-to-host (sm_90a): the lane emulator has no semantics for 'nvvm.mbarrier.test.wait'}}
+      %done = nvvm.mbarrier.test.wait %p, %s : !llvm.ptr<3>, i64 -> i1
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A barrier with a reduction (bar.red) is not modelled.
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
+    gpu.func @k(%v: i32) kernel {
+      // expected-error @+1 {{the lane emulator has no semantics for nvvm.barrier with a reduction}}
+      %r = nvvm.barrier #nvvm.reduction<popc> %v -> i32
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// elect.sync among part of the warp (a member mask) is not modelled.
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
+    gpu.func @k(%m: i32) kernel {
+      // expected-error @+1 {{the lane emulator has no semantics for elect.sync with a member mask}}
+      %e = nvvm.elect.sync %m -> i1
+      gpu.return
+    }
+  }
+}

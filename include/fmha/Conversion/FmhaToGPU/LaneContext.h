@@ -85,6 +85,15 @@ struct LaneContext {
     SmallVector<Value> pieces;
   };
   mutable llvm::DenseMap<Value, InflightMma> inflightMmas;
+  /// fmha.warp_roles: the stage handoff's mbarriers (a workgroup buffer of
+  /// 2 x stages i64: every stage's "filled" barrier, then its "free" one),
+  /// the threads of one role's warpgroup and the consumer groups; null / 0
+  /// without roles.
+  Value mbarriers;
+  int64_t mbarrierStages = 0, roleThreads = 0, consumers = 0;
+  /// The address (`!llvm.ptr<3>`) of stage `slot`'s (index) filled or free
+  /// mbarrier.
+  Value stageBarrier(ImplicitLocOpBuilder &b, Value slot, bool free) const;
 
   //===--- packing --------------------------------------------------------===//
 

@@ -72,6 +72,14 @@ void populateLaneQuantizePatterns(const TypeConverter &tc,
                                   const TargetInfo &ti, const LaneContext &lc,
                                   PatternBenefit benefit = 1);
 
+/// WarpRolePatterns.cpp: fmha.warp_roles (a branch on the warpgroup with
+/// each role's register count) and the stage handoff ops as mbarrier waits
+/// and arrivals.
+void populateLaneWarpRolePatterns(const TypeConverter &tc,
+                                  RewritePatternSet &patterns,
+                                  const TargetInfo &ti, const LaneContext &lc,
+                                  PatternBenefit benefit = 1);
+
 } // namespace fmha
 } // namespace mlir
 

@@ -431,6 +431,40 @@ public:
   /// (cp.async.wait_group pending).
   virtual void asyncWait(OpBuilder &b, Location loc, int64_t pending) const;
 
+  //===--- warp roles (fmha.warp_roles) -----------------------------------===//
+
+  /// Warpgroups of one workgroup in different roles, synchronised by
+  /// mbarriers and named barriers (sm_90a); without them fmha.warp_roles is
+  /// refused.
+  virtual bool hasWarpRoles() const { return false; }
+  /// A barrier of the `threads` threads (whole warps) that use barrier `id`
+  /// (i32): `bar.sync id, threads` (`nvvm.barrier`).
+  virtual void groupBarrier(OpBuilder &b, Location loc, Value id,
+                            int64_t threads) const;
+  /// groupBarrier after the lanes' stores into a staged tile, before the
+  /// MMA that reads it (barrierAfterLdsWrites for one group).
+  virtual void groupBarrierAfterLdsWrites(OpBuilder &b, Location loc, Value id,
+                                          int64_t threads) const {
+    groupBarrier(b, loc, id, threads);
+  }
+  /// The mbarrier (8 bytes of shared memory at `addr`, an `!llvm.ptr<3>`):
+  /// init with `count` arrivals a phase (one thread), then the fence that
+  /// makes inits visible to the other threads' mbarrier ops.
+  virtual void mbarrierInit(OpBuilder &b, Location loc, Value addr,
+                            int64_t count) const;
+  virtual void mbarrierInitFence(OpBuilder &b, Location loc) const;
+  /// One arrival (release: the lane's earlier writes are seen by a waiter).
+  virtual void mbarrierArrive(OpBuilder &b, Location loc, Value addr) const;
+  /// One arrival once the lane's asynchronous copies started so far have
+  /// landed (cp.async.mbarrier.arrive.noinc).
+  virtual void mbarrierArriveOnCopies(OpBuilder &b, Location loc, Value addr) const;
+  /// Waits until the phase of parity `parity` (i32, 0 or 1) completed.
+  virtual void mbarrierWait(OpBuilder &b, Location loc, Value addr,
+                            Value parity) const;
+  /// The role's registers per thread (setmaxnreg.inc / .dec).
+  virtual void setRegisters(OpBuilder &b, Location loc, int64_t regs,
+                            bool increase) const;
+
   //===--- vendor patterns ------------------------------------------------===//
 
   /// Patterns of the lane lowering this vendor adds at `benefit`, above the

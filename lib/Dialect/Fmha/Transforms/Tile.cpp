@@ -9,6 +9,7 @@
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -106,9 +107,17 @@ void TiledFormBuilder::build() {
   Value numQTiles =
       arith::CeilDivSIOp::create(b, maxLoop.getResult(0), cIdx(bm));
 
+  // Mapped to the workgroup ids x, y, z: besides saying so, the mapping
+  // keeps canonicalize from folding a dimension of one iteration away (one
+  // query head), which would leave the kernel a grid of rank 2.
+  MLIRContext *ctx = b.getContext();
+  ArrayAttr blocks = b.getArrayAttr(
+      {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimY),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ)});
   auto grid = scf::ForallOp::create(
       b, ArrayRef<OpFoldResult>{numQTiles, b.getIndexAttr(op.getNumQHeads()), batch},
-      ValueRange{}, std::nullopt);
+      ValueRange{}, blocks);
   // The GPU conversion outlines this grid as the kernel; the config tells it
   // the chip and the workgroup size.
   grid->setAttr(kGridConfigAttr, cfg);

@@ -36,8 +36,11 @@ public:
   void op(Operation *op) {
     if (!ops.insert(op).second)
       return;
-    for (Value v : op->getOperands())
-      value(v);
+    // A loop's carried values are needed one by one (carried()): only its
+    // bounds with it.
+    if (!isa<scf::ForOp>(op))
+      for (Value v : op->getOperands())
+        value(v);
     // An if's results are yielded on both branches: all of them stay (its
     // yields cannot lose operands).
     if (auto i = dyn_cast<scf::IfOp>(op))
@@ -276,18 +279,24 @@ struct WarpSpecializePass
       if (isa<StageKVOp, StageFreeOp, StageFilledOp>(op))
         need.op(op);
     });
+    SmallVector<Operation *> all; // (before the zeros below, which stay)
+    prod.walk<WalkOrder::PreOrder>([&](Operation *op) { all.push_back(op); });
     // A loop-carried value nothing needs is passed through (canonicalize
     // then drops it), so that its computation can go.
     prod.walk([&](scf::ForOp f) {
       if (!need.has(f))
         return;
       Operation *yield = f.getBody()->getTerminator();
+      OpBuilder b(f);
       for (unsigned i = 0; i < f.getNumRegionIterArgs(); ++i)
-        if (!need.has(f, i))
+        if (!need.has(f, i)) {
           yield->setOperand(i, f.getRegionIterArgs()[i]);
+          // (its init may go: a zero of its type instead)
+          Type t = f.getRegionIterArgs()[i].getType();
+          f.getInitArgsMutable()[i].set(
+              arith::ConstantOp::create(b, f.getLoc(), cast<TypedAttr>(b.getZeroAttr(t))));
+        }
     });
-    SmallVector<Operation *> all;
-    prod.walk<WalkOrder::PreOrder>([&](Operation *op) { all.push_back(op); });
     for (Operation *op : llvm::reverse(all))
       if (!need.has(op) && !op->hasTrait<OpTrait::IsTerminator>()) {
         op->dropAllUses();

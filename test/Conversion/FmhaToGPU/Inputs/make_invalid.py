@@ -49,7 +49,7 @@ elem = [
  chunk("transpose", E % "is not supported on vectors by the GPU lowering" + "    %t = vector.transpose %s, [1, 0] : vector<@BM@x@BN@xf32> to vector<@BN@x@BM@xf32>\n"),
  chunk("log_of_tile", E % "only row vectors take a log" + "    %l = math.log %s : vector<@BM@x@BN@xf32>\n"),
  chunk("broadcast_rows_as_columns", "    %a = arith.constant dense<0.0> : vector<@BM@xf32>\n    %r = vector.multi_reduction <add>, %s, %a [1] : vector<@BM@x@BN@xf32> to vector<@BM@xf32>\n" + E % "broadcast of a vector that has no column form" + "    %x = vector.broadcast %r : vector<@BM@xf32> to vector<@BM@x@BN@xf32>\n"),
- chunk("region_op", E % "ops with regions other than scf.for and scf.if are not lowered to lanes" + "    %x = scf.execute_region -> f32 {\n      %one = arith.constant 1.0 : f32\n      scf.yield %one : f32\n    }\n"),
+ chunk("region_op", E % "ops with regions other than scf.for, scf.if and fmha.warp_roles are not lowered to lanes" + "    %x = scf.execute_region -> f32 {\n      %one = arith.constant 1.0 : f32\n      scf.yield %one : f32\n    }\n"),
  chunk("undecided_config", "", dec="", funcError="the kernel's config leaves page_regime or vd_route unset (fmha-select-config takes them)", comment="A config fmha-select-config has not completed."),
  chunk("if_with_results", "    %b = arith.cmpi slt, %row0, %len : index\n" + E % "only uniform scf.if without results" + "    %x = scf.if %b -> (f32) {\n      %one = arith.constant 1.0 : f32\n      scf.yield %one : f32\n    } else {\n      %two = arith.constant 2.0 : f32\n      scf.yield %two : f32\n    }\n"),
 ]

@@ -14,7 +14,7 @@
 //
 // The grid takes two heads a point.
 // CHECK: scf.forall (%{{.*}}, %[[H:.*]], %{{.*}}) in (%{{.*}}, 16, %{{.*}})
-// CHECK: fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+// CHECK: fmha.warp_roles consumers(2) warps(4) regs(24, 240) producer {
 // The producer stages for KV head (2 h) / 4: the first tile behind a
 // free stage 0 (fill 0), then tile t + 1 into stage (t + 1) % 2, fill
 // (t + 1) / 2, each run of stage ops ended by stage_filled.

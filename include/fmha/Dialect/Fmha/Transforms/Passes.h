@@ -32,6 +32,9 @@ inline constexpr const char *kPipelinedAttr = "fmha.pipelined";
 inline constexpr const char *kUnitFirstPageAttr = "fmha.unit_first_page";
 /// The #fmha.config fmha-tile leaves on the grid (scf.forall) it writes.
 inline constexpr const char *kGridConfigAttr = "fmha.config";
+/// On a kernel whose grid fmha-warp-specialize split: the query heads one
+/// workgroup takes (grid y = query heads / it).
+inline constexpr const char *kHeadsPerWorkgroupAttr = "fmha.heads_per_workgroup";
 enum KVLoopIterArg : unsigned { kKVLoopM = 0, kKVLoopL = 1, kKVLoopO = 2 };
 
 /// fmha-select-config's vd-route option: "" or "auto" give Unset (the pass

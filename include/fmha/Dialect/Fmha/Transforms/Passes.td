@@ -90,7 +90,8 @@ def FmhaTile : Pass<"fmha-tile"> {
   let dependentDialects = [
     "::mlir::fmha::FmhaDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::gpu::GPUDialect"
   ];
 }
 
@@ -429,7 +430,7 @@ def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
     After:
     ```mlir
     scf.forall (%qb, %h2, %b) in (%n, 16, %nb) {
-      fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+      fmha.warp_roles consumers(2) warps(4) regs(24, 240) producer {
         ... fmha.stage_free, fmha.stage_kv, fmha.stage_filled ...
       } consumer(%c) {
         ... fmha.stage_wait, fmha.staged_kv {by_barrier}, ..., fmha.stage_release ...
@@ -440,9 +441,9 @@ def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
   let options = [
     Option<"consumers", "consumers", "int64_t", /*default=*/"2",
            "Consumer warpgroups per workgroup (query heads per workgroup)">,
-    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"40",
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"24",
            "Registers per producer thread (0: the target's choice)">,
-    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"232",
+    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"240",
            "Registers per consumer thread (0: the target's choice)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];

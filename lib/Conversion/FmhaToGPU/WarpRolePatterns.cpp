@@ -1,0 +1,143 @@
+//===- WarpRolePatterns.cpp - fmha.warp_roles and the stage handoff -------===//
+//
+// Warp specialization on the lane level (docs/GPU_LOWERING.md, "sm_90a"):
+// fmha.warp_roles becomes a branch on the thread's warpgroup (warpgroup 0
+// the producer, g > 0 consumer g - 1), each side first asking for its
+// role's registers; the stage handoff ops become waits on and arrivals at
+// two mbarriers a stage (LaneContext::stageBarrier): "filled", which every
+// producer thread arrives at once its copies of the stage landed, and
+// "free", which every consumer thread arrives at when it is done with the
+// stage. Fill n of a stage completes phase n of its filled barrier (parity
+// n % 2) and is released by phase n of its free barrier.
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// The parity (i32) of phase `n` (index).
+Value parityOf(ImplicitLocOpBuilder &b, Value n) {
+  Value i = arith::IndexCastUIOp::create(b, b.getI32Type(), n);
+  return arith::AndIOp::create(b, i, arith::ConstantIntOp::create(b, b.getI32Type(), 1));
+}
+
+/// `then` under `cond`.
+template <typename F> void emitIf(ImplicitLocOpBuilder &b, Value cond, F then) {
+  auto i = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(i.thenBlock());
+  then();
+}
+
+struct WarpRolesPattern : LanePattern<WarpRolesOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(WarpRolesOp op, OneToNOpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    if (!lc.ti.hasWarpRoles() || !lc.mbarriers)
+      return rw.notifyMatchFailure(op, "no warp roles on this chip");
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value tid = laneToI32(b, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+    Value group = lc.ti.broadcastFirstLane(
+        b, b.getLoc(), arith::DivUIOp::create(b, tid, laneConstI32(b, lc.roleThreads)));
+    Value producer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, group,
+                                           laneConstI32(b, 0));
+    auto branch = scf::IfOp::create(b, producer, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      if (op.getProducerRegs())
+        lc.ti.setRegisters(b, b.getLoc(), op.getProducerRegs(), /*increase=*/false);
+      b.setInsertionPointToStart(branch.elseBlock());
+      if (op.getConsumerRegs())
+        lc.ti.setRegisters(b, b.getLoc(), op.getConsumerRegs(), /*increase=*/true);
+      Value c = arith::IndexCastUIOp::create(
+          b, b.getIndexType(), arith::SubIOp::create(b, group, laneConstI32(b, 1)));
+      rw.inlineBlockBefore(&op.getProducer().front(), branch.thenBlock()->getTerminator());
+      rw.inlineBlockBefore(&op.getConsumer().front(), branch.elseBlock()->getTerminator(),
+                           ValueRange{c});
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Producer: before fill n > 0 of a stage, the consumers' release of fill
+/// n - 1 (phase n - 1 of the free barrier).
+struct StageFreePattern : LanePattern<StageFreeOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StageFreeOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value fill = a.getFill()[0], slot = a.getSlot()[0];
+    Value zero = arith::ConstantIndexOp::create(b, 0);
+    Value wait = arith::AndIOp::create(
+        b, a.getEnabled()[0],
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, fill, zero));
+    emitIf(b, wait, [&] {
+      Value prev = arith::SubIOp::create(b, fill, arith::ConstantIndexOp::create(b, 1));
+      lc.ti.mbarrierWait(b, b.getLoc(), lc.stageBarrier(b, slot, /*free=*/true),
+                         parityOf(b, prev));
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Producer: the lane's copies so far complete its part of the fill.
+struct StageFilledPattern : LanePattern<StageFilledOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StageFilledOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value slot = a.getSlot()[0];
+    emitIf(b, a.getEnabled()[0], [&] {
+      lc.ti.mbarrierArriveOnCopies(b, b.getLoc(), lc.stageBarrier(b, slot, /*free=*/false));
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Consumer: fill n of the stage landed (phase n of its filled barrier).
+struct StageWaitPattern : LanePattern<StageWaitOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StageWaitOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    lc.ti.mbarrierWait(b, b.getLoc(), lc.stageBarrier(b, a.getSlot()[0], /*free=*/false),
+                       parityOf(b, a.getFill()[0]));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Consumer: done with the stage's fill.
+struct StageReleasePattern : LanePattern<StageReleaseOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StageReleaseOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    lc.ti.mbarrierArrive(b, b.getLoc(), lc.stageBarrier(b, a.getSlot()[0], /*free=*/true));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fmha::populateLaneWarpRolePatterns(const TypeConverter &tc,
+                                              RewritePatternSet &patterns,
+                                              const TargetInfo &,
+                                              const LaneContext &lc,
+                                              PatternBenefit benefit) {
+  patterns.add<WarpRolesPattern, StageFreePattern, StageFilledPattern,
+               StageWaitPattern, StageReleasePattern>(tc, patterns.getContext(), lc,
+                                                      benefit);
+}
