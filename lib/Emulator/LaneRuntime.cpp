@@ -179,6 +179,7 @@ thread_local bool tFirstIsOutOfBounds = false;
 thread_local int64_t tOutOfBounds = 0; // since the last takeLaneRuntimeError
 thread_local LaneRuntimeStats tStats;
 thread_local int64_t tGridPad[3] = {0, 0, 0}; // setLaneGridPadding
+thread_local bool tReverseLanes = false;        // setLaneScheduleReversed
 
 /// An error the launch cannot go on after (divergence, deadlock, bad launch).
 void setError(const std::string &msg) {
@@ -608,8 +609,8 @@ bool runWorkgroup(Launch &L) {
   std::vector<Lane *> wave(W);
   for (;;) {
     bool ran = false;
-    for (int64_t i = 0; i < threads; ++i) {
-      Lane &l = L.lanes[i];
+    for (int64_t j = 0; j < threads; ++j) {
+      Lane &l = L.lanes[tReverseLanes ? threads - 1 - j : j];
       if (l.state != State::Runnable)
         continue;
       L.current = &l;
@@ -1194,6 +1195,10 @@ LaneRuntimeStats takeLaneRuntimeStats() {
 
 void setLaneGridPadding(int64_t x, int64_t y, int64_t z) {
   tGridPad[0] = x, tGridPad[1] = y, tGridPad[2] = z;
+}
+
+void setLaneScheduleReversed(bool reversed) {
+  tReverseLanes = reversed;
 }
 
 } // namespace fmha::lane

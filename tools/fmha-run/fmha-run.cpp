@@ -67,6 +67,7 @@ static cl::opt<std::string> optVdRoute("vd-route", cl::desc("the V-descale route
 static cl::opt<bool> optPipeline("pipeline", cl::desc("sm_90 / sm_90a: run fmha-pipeline-kv-stages (K/V of the next full tile staged by cp.async into a 2-stage ring; the lane emulator copies at once; on by default, --pipeline=false for the synchronous loop)"), cl::init(true), cl::cat(kToolCategory));
 static cl::opt<bool> optNoPeel("no-peel", cl::desc("skip fmha-peel-masked-tiles on a GPU target: every KV tile masked (measurements; the host never peels)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optReverseLanes("reverse-lanes", cl::desc("test hook (lane targets): run the lanes from the last thread to the first (with warp roles: the consumers ahead of the producer)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::list<int64_t> optGridPad("grid-pad", cl::desc("test hook (lane targets): X,Y,Z extra workgroups in each grid dimension, as a launch captured for a larger batch runs"), cl::CommaSeparated, cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<std::string> optMutateDescales(
@@ -379,6 +380,11 @@ int main(int argc, char **argv) {
     if (!lanes)
       return fail(2, "--grid-pad needs a lane target (--target CHIP)");
     ::fmha::lane::setLaneGridPadding(optGridPad[0], optGridPad[1], optGridPad[2]);
+  }
+  if (optReverseLanes) {
+    if (!lanes)
+      return fail(2, "--reverse-lanes needs a lane target (--target CHIP)");
+    ::fmha::lane::setLaneScheduleReversed(true);
   }
   mlir::fmha::CpuKernelOptions kopt;
   kopt.target = optTarget;

@@ -52,6 +52,14 @@ LaneRuntimeStats takeLaneRuntimeStats();
 /// The kernel must leave the extra workgroups without a memory access.
 void setLaneGridPadding(int64_t x, int64_t y, int64_t z);
 
+/// Every later launch on this thread runs its runnable lanes from the last
+/// thread to the first (false: first to last, the default). A kernel whose
+/// warps synchronise correctly gives the same result in either order; with
+/// warp roles, reversed runs the consumers (the later warpgroups) ahead of
+/// the producer, so a consumer that reads a stage without waiting for it
+/// reads it before it is filled.
+void setLaneScheduleReversed(bool reversed);
+
 } // namespace fmha::lane
 
 #endif // FMHA_EMULATOR_LANERUNTIME_H
