@@ -4,8 +4,10 @@
 # first, under a short timeout (a wrong mbarrier count hangs, it does not
 # fail); then the quick WS matrix, sanitizers on two WS kernels, and the
 # benchmark folders side by side.
-#   bench/nvidia/device_ws.sh KDIR OUT MATRIX SANITIZE_CASES TIME_FOLDERS...
-#   e.g. device_ws.sh dev-kernels $OUT/r m-ws "p16-csr-kv_blockscale-causal-32x8 p1024-csr-kv_blockscale-causal-32x8" b-base b-ws
+#   bench/nvidia/device_ws.sh KDIR OUT "MATRIX..." SANITIZE_CASES TIME_FOLDERS...
+#   e.g. device_ws.sh dev-kernels $OUT/r "m-ws m-wsv" "p16-csr-kv_blockscale-causal-32x8 p1024-csr-kv_blockscale-causal-32x8" b-base b-ws
+# (the probe and the sanitizers on the first matrix's kernels, the check on
+# each matrix)
 set -u
 KDIR=$1
 OUT=$2
@@ -17,14 +19,17 @@ source bench/nvidia/device_common.sh
 fmha_dev_runner "$OUT/build.log"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/clocks.txt" 2>&1
 first=$(echo $SAN | cut -d' ' -f1)
-timeout 30 "$runner" "$KDIR/$MATRIX/$first.json" > "$OUT/probe.txt" 2>&1
+m0=$(echo $MATRIX | cut -d' ' -f1)
+timeout 30 "$runner" "$KDIR/$m0/$first.json" > "$OUT/probe.txt" 2>&1
 echo "probe rc=$?" >> "$OUT/probe.txt"
 if grep -q "probe rc=0" "$OUT/probe.txt"; then
-  fmha_dev_check_set "$KDIR" "$MATRIX" "$OUT" > "$OUT/check-summary.txt"
+  for m in $MATRIX; do
+    JOBS=14 fmha_dev_check_set "$KDIR" "$m" "$OUT" >> "$OUT/check-summary.txt"
+  done
   for k in $SAN; do
     for tool in memcheck racecheck synccheck; do
       echo "== $tool $k" >> "$OUT/sanitize.txt"
-      timeout 120 compute-sanitizer --tool $tool "$runner" "$KDIR/$MATRIX/$k.json" 2>&1 | tail -3 >> "$OUT/sanitize.txt"
+      timeout 120 compute-sanitizer --tool $tool "$runner" "$KDIR/$m0/$k.json" 2>&1 | tail -3 >> "$OUT/sanitize.txt"
       echo "rc=${PIPESTATUS[0]}" >> "$OUT/sanitize.txt"
     done
   done

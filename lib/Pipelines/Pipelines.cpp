@@ -218,7 +218,9 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     // sm_90a, when asked: the grid point split into a producer warpgroup
     // and two consumer warpgroups (fmha-warp-specialize).
     if (options.warpSpecialize && info->warpgroupMma) {
-      pm.addPass(createFmhaWarpSpecialize());
+      FmhaWarpSpecializeOptions ws;
+      ws.transposeV = options.transposeV;
+      pm.addPass(createFmhaWarpSpecialize(ws));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
     }

@@ -66,6 +66,12 @@ static cl::opt<bool> optWarpSpecialize(
              "for two consumer warpgroups (one query head each, mbarrier "
              "handoff, setmaxnreg); off by default"),
     cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optTransposeV(
+    "producer-transposes-v",
+    cl::desc("with --warp-specialize: the producer warpgroup transposes each V "
+             "tile into a ring the consumers read as it is (else each consumer "
+             "transposes it)"),
+    cl::init(false), cl::cat(kToolCategory));
 static cl::opt<std::string> optVdRoute(
     "vd-route",
     cl::desc("the V-descale route to state instead of the compiler's choice: "
@@ -133,6 +139,7 @@ int main(int argc, char **argv) {
   opts.pipeline = optCompilePipeline;
   opts.overlapScoreMma = optCompileOverlap;
   opts.warpSpecialize = optWarpSpecialize;
+  opts.transposeV = optTransposeV;
   opts.vdRoute = optVdRoute;
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;

@@ -43,6 +43,8 @@ struct CompileOptions {
   /// sm_90a with `pipeline`: fmha-warp-specialize (a producer warpgroup,
   /// two consumer warpgroups).
   bool warpSpecialize = false;
+  /// With warpSpecialize: the producer transposes each V tile.
+  bool transposeV = false;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).

@@ -45,6 +45,7 @@ struct CpuKernelOptions {
   bool overlapScoreMma = false;
   /// fmha-warp-specialize on sm_90a (as fmha-compile's; off by default).
   bool warpSpecialize = false;
+  bool transposeV = false; ///< with warpSpecialize: the producer transposes V
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)

@@ -156,11 +156,13 @@ struct LaneKernelOptions {
   /// sm_90a, with `pipeline`: fmha-warp-specialize (a producer warpgroup
   /// and two consumer warpgroups, one query head each).
   bool warpSpecialize = false;
+  /// With warpSpecialize: the producer transposes V (transpose-v).
+  bool transposeV = false;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
 };
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same six fields).
+/// emulator's CpuKernelOptions give them (the same seven fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -169,6 +171,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.pipeline = o.pipeline;
   l.overlapScoreMma = o.overlapScoreMma;
   l.warpSpecialize = o.warpSpecialize;
+  l.transposeV = o.transposeV;
   l.vdRoute = o.vdRoute;
   return l;
 }

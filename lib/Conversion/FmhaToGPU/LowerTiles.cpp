@@ -70,8 +70,32 @@ struct LdsBarriers {
   WarpRolesOp roles = nullptr;
   int64_t roleThreads = 0;
   // written: LDS written since the last barrier; read: LDS read by a
-  // product since then; readV: a V tile among those reads.
-  bool written = false, read = false, readV = false;
+  // product since then; readV: a V tile among those reads; fence: a stage
+  // another warpgroup filled was taken since the last product (the proxy
+  // fence the product's shared reads need, without a barrier).
+  bool written = false, read = false, readV = false, fence = false;
+  /// A consumer's read of a stage the producer filled that writes no LDS
+  /// of its own (K, or V the producer transposed): ordered by the stage's
+  /// mbarrier wait, no barrier of the consumer's warpgroup.
+  static bool takesFilledStage(Operation &op) {
+    auto s = dyn_cast<StagedKVOp>(op);
+    if (!s || !s.getByBarrier())
+      return false;
+    bool isK = llvm::any_of(s.getTile().getUsers(), [](Operation *u) {
+      auto m = dyn_cast<TileMmaOp>(u);
+      return m && m.getTransposeRhs();
+    });
+    return isK || isa_and_nonnull<StageTransposeOp>(s.getFiller());
+  }
+  /// Whether `block` (nested blocks included) writes LDS.
+  bool writesLds(Block &block) {
+    WalkResult r = block.walk([&](Operation *op) {
+      bool w = isa<GatherKVOp>(op) || (isa<LoadRowsOp>(op) && ti.warpgroupMma()) ||
+               (isa<StagedKVOp>(op) && !takesFilledStage(*op));
+      return w ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return r.wasInterrupted();
+  }
   /// The barrier before `op` (afterWrites: between the lanes' LDS stores
   /// and a product).
   void emitBarrier(Operation *op, bool afterWrites) {
@@ -102,7 +126,10 @@ struct LdsBarriers {
   }
   void visit(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
-      if (isa<GatherKVOp, StagedKVOp>(op) || (isa<LoadRowsOp>(op) && ti.warpgroupMma())) {
+      if (takesFilledStage(op)) {
+        fence = true;
+      } else if (isa<GatherKVOp, StagedKVOp>(op) ||
+                 (isa<LoadRowsOp>(op) && ti.warpgroupMma())) {
         // (fmha-overlap-score-mma puts a staged V after S = Q K^T, whose
         // reads of Q and K it does not overwrite: no barrier between.)
         if (read && (readV || !writesOwnVt(op))) {
@@ -114,15 +141,31 @@ struct LdsBarriers {
         if (written) {
           emitBarrier(&op, /*afterWrites=*/true);
           readV = false;
+        } else if (fence) {
+          OpBuilder b(&op);
+          ti.asyncProxyFence(b, op.getLoc());
         }
-        written = false;
+        written = fence = false;
         read = true;
         readV |= !m.getTransposeRhs();
       } else if (auto f = dyn_cast<scf::ForOp>(op)) {
+        // A loop that writes no LDS (a consumer's, whose stages the
+        // producer fills and transposes): the writes before it (Q) are
+        // fenced once before the loop, not in every iteration.
+        bool writes = writesLds(*f.getBody());
+        if (written && !writes) {
+          emitBarrier(f, /*afterWrites=*/true);
+          written = false;
+        }
         visit(*f.getBody());
-        if (read) // this iteration's LDS reads before the next one's writes
+        // This iteration's LDS reads before the next one's writes (none in a
+        // consumer's loop whose stages the producer fills and transposes).
+        // (Without that barrier the reads stay pending for the writes after
+        // the loop.)
+        if (read && writes) {
           barrierBefore(f.getBody()->getTerminator());
-        read = readV = false;
+          read = readV = false;
+        }
       } else if (auto i = dyn_cast<scf::IfOp>(op)) {
         for (Region &r : i->getRegions())
           for (Block &b : r)
@@ -130,10 +173,10 @@ struct LdsBarriers {
       } else if (auto r = dyn_cast<WarpRolesOp>(op)) {
         // The roles run side by side: each starts from a clean state.
         for (Region *reg : {&r.getProducer(), &r.getConsumer()}) {
-          written = read = readV = false;
+          written = read = readV = fence = false;
           visit(reg->front());
         }
-        written = read = readV = false;
+        written = read = readV = fence = false;
       }
     }
   }
@@ -295,6 +338,27 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
                                  ring.form.ldsCols);
     lc.rings[s.getRing()] = ring;
   });
+  // The rings of fmha.stage_transpose (warp roles: V tiles the producer
+  // transposed): a tile each in the V operand's form, as the consumers'
+  // staged reads of the ring take it.
+  kernel.walk([&](StageTransposeOp s) {
+    if (lc.rings.count(s.getRing()))
+      return;
+    const ValueForm *f = nullptr;
+    kernel.walk([&](StagedKVOp r) {
+      if (r.getRing() == s.getRing())
+        f = forms.lookup(r.getTile());
+    });
+    if (!f)
+      return;
+    LaneContext::Ring ring;
+    ring.form = *f;
+    ring.stages = s.getStages();
+    ring.stageBytes = f->ldsRows * f->ldsCols;
+    ring.transposed = true;
+    ring.buffer = workgroupBytes(ring.stages * ring.stageBytes, s.getLoc(), f->ldsCols);
+    lc.rings[s.getRing()] = ring;
+  });
   // A KV loop that is not pipelined (fmha-peel-masked-tiles' masked tiles)
   // runs before or after the pipelined one, never beside it: its n-th tile
   // takes the n-th ring stage (ring by ring) where it fits, instead of a
@@ -349,8 +413,9 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     const ValueForm *fp = forms.lookup(g->getResult(0));
     if (!fp || fp->kind != FormKind::KV)
       return; // Q in operand registers
-    if (isa<StagedKVOp>(g) && !fp->isV)
-      return; // K: read in its ring stage
+    if (isa<StagedKVOp>(g) &&
+        (!fp->isV || isa_and_nonnull<StageTransposeOp>(cast<StagedKVOp>(g).getFiller())))
+      return; // K, or V transposed by the producer: read in its ring stage
     const ValueForm &f = *fp;
     Operation *parent = g->getParentOp();
     std::optional<std::tuple<int64_t, int64_t, int64_t>> slot;

@@ -966,6 +966,20 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
 /// buffer as fmha.gather_kv transposes it, after a barrier (the stage holds
 /// every lane's copies). A `by_barrier` stage (a consumer of warp roles)
 /// was waited for by its fmha.stage_wait: no wait and no barrier here.
+/// The V tile of rows bn in `stage` (a ring stage in K's row-major form
+/// `from`) transposed into `vt` (form f), as a gathered V is.
+void transposeStagedV(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm &f,
+                      int64_t bn, const ValueForm &from, Value stage, Value vt) {
+  auto chunkT = VectorType::get({16}, b.getI8Type());
+  KVTileSource src;
+  src.load = [&](Value r, Value c16, Value, Value) {
+    Value at = lc.ldsOffset(b, from, r, c16);
+    return Value(vector::LoadOp::create(b, chunkT, stage, ValueRange{laneToIndex(b, at)},
+                                        /*nontemporal=*/false, llvm::Align(16)));
+  };
+  emitKVTile(b, lc, f, bn, vt, src);
+}
+
 struct StagedKVPattern : LanePattern<StagedKVOp> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(StagedKVOp op, OneToNOpAdaptor a,
@@ -980,20 +994,38 @@ struct StagedKVPattern : LanePattern<StagedKVOp> {
       lc.ti.asyncWait(b, b.getLoc(), op.getPending());
     LaneValues out;
     out.lds = stage;
-    if (f.isV) {
+    // A V of a ring fmha.stage_transpose fills is the stage itself.
+    if (f.isV && !ring.transposed) {
       if (!op.getByBarrier())
         lc.ti.barrier(b, b.getLoc());
       out.lds = lc.lds.lookup(op);
-      auto vt = VectorType::get({16}, b.getI8Type());
-      KVTileSource src;
-      src.load = [&](Value r, Value c16, Value, Value) {
-        Value at = lc.ldsOffset(b, ring.form, r, c16);
-        return Value(vector::LoadOp::create(b, vt, stage, ValueRange{laneToIndex(b, at)},
-                                            /*nontemporal=*/false, llvm::Align(16)));
-      };
-      emitKVTile(b, lc, f, op.getTile().getType().getDimSize(0), out.lds, src);
+      transposeStagedV(b, lc, f, op.getTile().getType().getDimSize(0), ring.form, stage,
+                       out.lds);
     }
     rw.replaceOpWithMultiple(op, {lc.pack(f, out)});
+    return success();
+  }
+};
+
+/// fmha.stage_transpose (the producer of warp roles): its copies landed
+/// (all but `pending` groups) in every producer thread (a barrier of the
+/// producer's warpgroup: each thread transposes chunks other threads
+/// copied), then the V stage transposed into the V^T ring's stage.
+struct StageTransposePattern : LanePattern<StageTransposeOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StageTransposeOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    const LaneContext::Ring &from = lc.rings.at(op.getFrom());
+    const LaneContext::Ring &to = lc.rings.at(op.getRing());
+    lc.ti.asyncWait(b, b.getLoc(), op.getPending());
+    lc.ti.groupBarrier(b, b.getLoc(), laneConstI32(b, lc.producerBarrierId()),
+                       lc.roleThreads);
+    Value src = lc.ringStage(b, from, a.getSlot()[0]);
+    Value dst = lc.ringStage(b, to, a.getSlot()[0]);
+    transposeStagedV(b, lc, to.form, cast<VectorType>(op.getTileType()).getDimSize(0),
+                     from.form, src, dst);
+    rw.eraseOp(op);
     return success();
   }
 };
@@ -1007,6 +1039,6 @@ void mlir::fmha::populateLaneMemoryPatterns(const TypeConverter &tc,
                                             PatternBenefit benefit) {
   patterns.add<LoadRowsPattern, StoreRowsPattern, PageIdsPattern,
                GatherDescalePattern, KVTilePattern<GatherKVOp>,
-               KVTilePattern<StageKVOp>, StagedKVPattern>(tc, patterns.getContext(),
+               KVTilePattern<StageKVOp>, StagedKVPattern, StageTransposePattern>(tc, patterns.getContext(),
                                                           lc, benefit);
 }

@@ -376,10 +376,13 @@ public:
   }
   void groupBarrierAfterLdsWrites(OpBuilder &b, Location loc, Value id,
                                   int64_t threads) const override {
+    asyncProxyFence(b, loc);
+    groupBarrier(b, loc, id, threads);
+  }
+  void asyncProxyFence(OpBuilder &b, Location loc) const override {
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
-    groupBarrier(b, loc, id, threads);
   }
   void mbarrierInit(OpBuilder &b, Location loc, Value addr,
                     int64_t count) const override {

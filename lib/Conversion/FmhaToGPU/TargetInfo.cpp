@@ -96,6 +96,9 @@ void TargetInfo::mbarrierArriveOnCopies(OpBuilder &, Location, Value) const {
 void TargetInfo::mbarrierWait(OpBuilder &, Location, Value, Value) const {
   FMHA_NO_WARP_ROLES("mbarrierWait");
 }
+void TargetInfo::asyncProxyFence(OpBuilder &, Location) const {
+  FMHA_NO_WARP_ROLES("asyncProxyFence");
+}
 void TargetInfo::setRegisters(OpBuilder &, Location, int64_t, bool) const {
   FMHA_NO_WARP_ROLES("setRegisters");
 }

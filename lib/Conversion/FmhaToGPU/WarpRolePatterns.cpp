@@ -98,7 +98,15 @@ struct StageFilledPattern : LanePattern<StageFilledOp> {
     ImplicitLocOpBuilder b(op.getLoc(), rw);
     Value slot = a.getSlot()[0];
     emitIf(b, a.getEnabled()[0], [&] {
-      lc.ti.mbarrierArriveOnCopies(b, b.getLoc(), lc.stageBarrier(b, slot, /*free=*/false));
+      Value at = lc.stageBarrier(b, slot, /*free=*/false);
+      if (!op.getWritten()) {
+        lc.ti.mbarrierArriveOnCopies(b, b.getLoc(), at);
+        return;
+      }
+      // The lane's stores (fmha.stage_transpose) seen by the consumers'
+      // warpgroup MMA, which reads shared memory through the async proxy.
+      lc.ti.asyncProxyFence(b, b.getLoc());
+      lc.ti.mbarrierArrive(b, b.getLoc(), at);
     });
     rw.eraseOp(op);
     return success();

@@ -58,6 +58,9 @@ struct LaneContext {
     Value buffer;
     ValueForm form;
     int64_t stages = 0, stageBytes = 0;
+    /// Filled by fmha.stage_transpose: V tiles in their transposed form
+    /// `form` (a staged read is the stage itself).
+    bool transposed = false;
   };
   std::map<int64_t, Ring> rings;
   /// A K tile's LDS stores held back until its V tile's loads are issued
@@ -94,6 +97,9 @@ struct LaneContext {
   /// The address (`!llvm.ptr<3>`) of stage `slot`'s (index) filled or free
   /// mbarrier.
   Value stageBarrier(ImplicitLocOpBuilder &b, Value slot, bool free) const;
+  /// The named barrier of the producer's warpgroup (the consumers' are
+  /// 1 + c; 0 is the workgroup's).
+  int64_t producerBarrierId() const { return 1 + consumers; }
 
   //===--- packing --------------------------------------------------------===//
 

@@ -461,6 +461,10 @@ public:
   /// Waits until the phase of parity `parity` (i32, 0 or 1) completed.
   virtual void mbarrierWait(OpBuilder &b, Location loc, Value addr,
                             Value parity) const;
+  /// Orders the lane's earlier shared-memory stores before later reads of
+  /// them by the asynchronous proxy (the warpgroup MMA):
+  /// `fence.proxy.async.shared::cta`.
+  virtual void asyncProxyFence(OpBuilder &b, Location loc) const;
   /// The role's registers per thread (setmaxnreg.inc / .dec).
   virtual void setRegisters(OpBuilder &b, Location loc, int64_t regs,
                             bool increase) const;

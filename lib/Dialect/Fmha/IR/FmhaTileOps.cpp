@@ -95,16 +95,21 @@ LogicalResult StagedKVOp::verify() {
                             "pending = 0, got "
                          << static_cast<int64_t>(getPending());
   // The ring's fmha.stage_kv ops (in the enclosing function or kernel) fill
-  // the stage it reads: at least one, each with its stages and tile type.
+  // the stage it reads: at least one, each with its stages and tile type
+  // (or the fmha.stage_transpose ops of a ring of transposed V tiles).
   Operation *scope = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
   bool found = false;
-  WalkResult r = scope->walk([&](StageKVOp s) {
-    if (s.getRing() != getRing())
+  WalkResult r = scope->walk([&](Operation *op) {
+    auto s = dyn_cast<StageKVOp>(op);
+    auto t = dyn_cast<StageTransposeOp>(op);
+    if ((!s || s.getRing() != getRing()) && (!t || t.getRing() != getRing()))
       return WalkResult::advance();
     found = true;
-    if (s.getStages() != getStages() || s.getTileType() != getTile().getType()) {
-      emitOpError() << "ring " << getRing() << " is filled by an fmha.stage_kv of "
-                    << s.getStages() << " stages of " << s.getTileType()
+    int64_t stages = s ? s.getStages() : t.getStages();
+    Type tile = s ? s.getTileType() : t.getTileType();
+    if (stages != static_cast<int64_t>(getStages()) || tile != getTile().getType()) {
+      emitOpError() << "ring " << getRing() << " is filled by an "
+                    << op->getName() << " of " << stages << " stages of " << tile
                     << ", not " << getStages() << " of " << getTile().getType();
       return WalkResult::interrupt();
     }
@@ -114,6 +119,34 @@ LogicalResult StagedKVOp::verify() {
     return failure();
   if (!found)
     return emitOpError() << "ring " << getRing() << " has no fmha.stage_kv to fill it";
+  return success();
+}
+
+Operation *StagedKVOp::getFiller() {
+  Operation *scope = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  Operation *found = nullptr;
+  scope->walk([&](Operation *op) {
+    if (auto s = dyn_cast<StageKVOp>(op); s && s.getRing() == getRing())
+      found = op;
+    if (auto t = dyn_cast<StageTransposeOp>(op); t && t.getRing() == getRing())
+      found = op;
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+LogicalResult StageTransposeOp::verify() {
+  if (getFrom() == getRing())
+    return emitOpError() << "writes the ring it reads (" << getFrom() << ")";
+  if (static_cast<int64_t>(getStages()) < 2)
+    return emitOpError() << "a ring needs at least 2 stages, got "
+                         << static_cast<int64_t>(getStages());
+  if (static_cast<int64_t>(getPending()) < 0)
+    return emitOpError() << "pending must be >= 0, got "
+                         << static_cast<int64_t>(getPending());
+  auto tile = dyn_cast<VectorType>(getTileType());
+  if (!tile || tile.getRank() != 2)
+    return emitOpError() << "tile_type must be a 2-d vector, got " << getTileType();
   return success();
 }
 

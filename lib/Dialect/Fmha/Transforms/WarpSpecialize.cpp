@@ -195,12 +195,27 @@ struct WarpSpecializePass
              use.getOwner() != hc.getDefiningOp()->getOperand(0).getDefiningOp();
     });
     nIdx.getDefiningOp()->moveBefore(roles);
-    consumer(roles, loop, stages);
-    producer(roles, stages);
+    // The ring of V tiles and, with transpose-v, the ring the producer
+    // writes them into transposed.
+    std::optional<int64_t> vRing, vtRing;
+    int64_t maxRing = -1;
+    for (StagedKVOp s : loop.getBody()->getOps<StagedKVOp>()) {
+      maxRing = std::max<int64_t>(maxRing, s.getRing());
+      if (llvm::any_of(s.getTile().getUsers(), [](Operation *u) {
+            auto m = dyn_cast<TileMmaOp>(u);
+            return m && !m.getTransposeRhs();
+          }))
+        vRing = s.getRing();
+    }
+    if (transposeV && vRing)
+      vtRing = maxRing + 1;
+    consumer(roles, loop, stages, vRing, vtRing);
+    producer(roles, stages, vRing, vtRing);
   }
 
   /// The consumer's stage waits and releases; its stage ops go.
-  void consumer(WarpRolesOp roles, scf::ForOp loop, int64_t stages) {
+  void consumer(WarpRolesOp roles, scf::ForOp loop, int64_t stages,
+                std::optional<int64_t> vRing, std::optional<int64_t> vtRing) {
     SmallVector<StageKVOp> stageOps;
     roles.getConsumer().walk([&](StageKVOp s) { stageOps.push_back(s); });
     for (StageKVOp s : stageOps)
@@ -216,8 +231,10 @@ struct WarpSpecializePass
         arith::ConstantIndexOp::create(b, loc, stages));
     StageWaitOp::create(b, loc, slot, fill, b.getI64IntegerAttr(stages));
     // The last read of the stage: a staged op (V is transposed out of its
-    // stage there, into a buffer of the consumer's own), or S = Q K^T,
-    // which reads K in the stage, and the waits of that MMA.
+    // stage there, into a buffer of the consumer's own), or an MMA that
+    // reads the stage (S = Q K^T on K; P V on V when the producer
+    // transposed it: the consumers read V^T from its ring), and the waits
+    // of that MMA.
     Operation *last = staged.back();
     auto later = [&](Operation *op) {
       while (op->getBlock() != loop.getBody())
@@ -228,8 +245,11 @@ struct WarpSpecializePass
     for (StagedKVOp s : staged) {
       s.setByBarrier(true);
       s.setPending(0);
+      bool transposed = vtRing && s.getRing() == *vRing;
+      if (transposed)
+        s.setRing(*vtRing);
       for (Operation *user : s.getTile().getUsers())
-        if (auto m = dyn_cast<TileMmaOp>(user); m && m.getTransposeRhs()) {
+        if (auto m = dyn_cast<TileMmaOp>(user); m && (m.getTransposeRhs() || transposed)) {
           later(m);
           for (Operation *w : m.getResult().getUsers())
             if (isa<MmaWaitOp>(w))
@@ -242,7 +262,8 @@ struct WarpSpecializePass
 
   /// The producer keeps what its stage ops need, each tile's stage ops
   /// between a stage_free and a stage_filled.
-  void producer(WarpRolesOp roles, int64_t stages) {
+  void producer(WarpRolesOp roles, int64_t stages, std::optional<int64_t> vRing,
+                std::optional<int64_t> vtRing) {
     Block &prod = roles.getProducer().front();
     // Each run of stage ops (the first tile's before the loop, tile t + 1's
     // in it) with its slot, its condition and its fill.
@@ -269,14 +290,36 @@ struct WarpSpecializePass
         fill = arith::ConstantIndexOp::create(b, loc, 0);
       }
       auto st = b.getI64IntegerAttr(stages);
+      auto f = dyn_cast<scf::ForOp>(first->getParentOp());
+      if (vtRing && f && f->hasAttr(kPipelinedAttr)) {
+        // transpose-v: tile t (its copies started in the iteration before,
+        // or before the loop) transposed at the top of iteration t, once
+        // its copies landed, and its fill complete; only then the wait for
+        // a free stage and tile t + 1's copies, so that the consumers,
+        // which release tile t - 1 and then wait for tile t, do not wait
+        // for the transpose.
+        Value slot = arith::RemUIOp::create(b, loc, f.getInductionVar(),
+                                            arith::ConstantIndexOp::create(b, loc, stages));
+        Type tile;
+        for (StageKVOp s : run)
+          if (static_cast<int64_t>(s.getRing()) == *vRing)
+            tile = s.getTileType();
+        StageTransposeOp::create(b, loc, slot, b.getI64IntegerAttr(*vRing),
+                                 b.getI64IntegerAttr(*vtRing), st,
+                                 b.getI64IntegerAttr(0), TypeAttr::get(tile));
+        Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+        StageFilledOp::create(b, loc, slot, always, st, b.getUnitAttr());
+      }
       StageFreeOp::create(b, loc, first.getSlot(), fill, first.getEnabled(), st);
       b.setInsertionPointAfter(lastOp);
-      StageFilledOp::create(b, loc, first.getSlot(), first.getEnabled(), st);
+      if (!vtRing)
+        StageFilledOp::create(b, loc, first.getSlot(), first.getEnabled(), st,
+                              /*written=*/nullptr);
     }
     // Prune: keep the handoff and what it needs.
     Needed need(prod);
     prod.walk([&](Operation *op) {
-      if (isa<StageKVOp, StageFreeOp, StageFilledOp>(op))
+      if (isa<StageKVOp, StageFreeOp, StageFilledOp, StageTransposeOp>(op))
         need.op(op);
     });
     SmallVector<Operation *> all; // (before the zeros below, which stay)

@@ -82,3 +82,36 @@
 // NOPIPE: in (%{{.*}}, 32, %{{.*}})
 // RUN: not fmha-opt %fmha_src_root/examples/default_request.mlir --fmha-warp-specialize=consumers=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: fmha-warp-specialize: consumers must be at least 1, got 0
+
+// transpose-v: the producer transposes each V tile into a ring of its own
+// (ring 2), the consumers read V^T from it as it is. Tile t (copied in the
+// iteration before) is transposed at the top of iteration t, once all its
+// copies landed (pending 0), and its fill completed by the producer's own
+// stores (written); only then the wait for a free stage and tile t + 1's
+// copies. The consumers release a stage after P V (which reads V^T there).
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse "--fmha-warp-specialize=transpose-v=true" \
+// RUN:   --canonicalize --cse | FileCheck %s --check-prefix=TV
+// TV: fmha.warp_roles
+// TV: fmha.stage_free slot(%c0) fill(%c0)
+// TV-NEXT: fmha.stage_kv {{.*}} if({{.*}}) {{{.*}}ring = 0
+// TV-NEXT: fmha.stage_kv {{.*}} if({{.*}}) {{{.*}}ring = 1
+// TV-NOT: fmha.stage_filled
+// TV: scf.for %[[T:.*]] = %c0 to
+// TV: %[[S:.*]] = arith.remui %[[T]], %c2 : index
+// TV-NEXT: fmha.stage_transpose slot(%[[S]]) {from = 1 : i64, pending = 0 : i64, ring = 2 : i64, stages = 2 : i64, tile_type = vector<128x128xf8E4M3FN>}
+// TV-NEXT: fmha.stage_filled slot(%[[S]]) if(%true) {stages = 2 : i64, written}
+// TV-NEXT: fmha.stage_free
+// TV-NEXT: fmha.stage_kv {{.*}} if({{.*}}) {{{.*}}ring = 0
+// TV-NEXT: fmha.stage_kv {{.*}} if({{.*}}) {{{.*}}ring = 1
+// TV-NEXT: } {fmha.descales_folded
+// TV: consumer(
+// TV: fmha.stage_wait
+// TV-NEXT: %[[K:.*]] = fmha.staged_kv {{.*}}ring = 0
+// TV-NEXT: %[[V:.*]] = fmha.staged_kv {{.*}}ring = 2
+// TV-NOT: fmha.stage_release
+// TV: fmha.tile_mma %{{.*}}, %[[V]], %{{.*}} :
+// TV-NEXT: fmha.stage_release

@@ -251,10 +251,17 @@ def Fmha_StagedKVOp : Fmha_Op<"staged_kv", [MemoryEffects<[MemRead]>]> {
     arguments. `ring`, `stages` and the result type must be those of the
     `fmha.stage_kv` ops of the ring. With `by_barrier` (consumer warps of
     `fmha.warp_roles`, which start no copies) the wait is an
-    `fmha.stage_wait` before it and `pending` must be 0.
+    `fmha.stage_wait` before it and `pending` must be 0. A ring that
+    `fmha.stage_transpose` fills holds V tiles already transposed: the
+    read is the stage itself.
   }];
   let arguments = (ins Index:$slot, I64Attr:$ring, I64Attr:$stages,
                        I64Attr:$pending, UnitAttr:$by_barrier);
+  let extraClassDeclaration = [{
+    /// The op that fills the ring (`fmha.stage_kv` or, for a ring of
+    /// transposed V tiles, `fmha.stage_transpose`), or null.
+    Operation *getFiller();
+  }];
   let results = (outs VectorOfRank<[2]>:$tile);
   let assemblyFormat = [{
     `slot` `(` $slot `)` attr-dict `:` type($tile)
@@ -423,6 +430,25 @@ def Fmha_WarpRolesOp : Fmha_Op<"warp_roles", [SingleBlock, NoTerminator,
   }];
 }
 
+def Fmha_StageTransposeOp : Fmha_Op<"stage_transpose", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "producer: a staged V tile rewritten transposed into another ring";
+  let description = [{
+    Waits until at most `pending` of this thread's groups of copies are in
+    flight and every thread of the role did the same, then writes stage
+    `slot` of ring `ring` with the V tile (of type `tile_type`) that stage
+    `slot` of ring `from` holds, in the transposed layout the target's
+    P x V product reads. The consumers' `fmha.staged_kv` of ring `ring`
+    then read the stage as it is. Written by fmha-warp-specialize so that
+    the producer warpgroup, not each consumer, transposes V.
+  }];
+  let arguments = (ins Index:$slot, I64Attr:$from, I64Attr:$ring,
+                       I64Attr:$stages, I64Attr:$pending, TypeAttr:$tile_type);
+  let assemblyFormat = [{
+    `slot` `(` $slot `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Fmha_StageFreeOp : Fmha_Op<"stage_free", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "producer: wait until every consumer released a stage's previous fill";
   let description = [{
@@ -441,9 +467,12 @@ def Fmha_StageFilledOp : Fmha_Op<"stage_filled", [MemoryEffects<[MemRead, MemWri
   let description = [{
     When `enabled`: once this thread's copies started before (`fmha.stage_kv`)
     have landed, the thread's part of the stage's current fill is done; the
-    fill is complete when every producer thread's is.
+    fill is complete when every producer thread's is. With `written` the
+    thread's part is done now: its copies were waited for and its own
+    stores (`fmha.stage_transpose`) are made visible to the consumers'
+    matrix products.
   }];
-  let arguments = (ins Index:$slot, I1:$enabled, I64Attr:$stages);
+  let arguments = (ins Index:$slot, I1:$enabled, I64Attr:$stages, UnitAttr:$written);
   let assemblyFormat = [{
     `slot` `(` $slot `)` `if` `(` $enabled `)` attr-dict
   }];

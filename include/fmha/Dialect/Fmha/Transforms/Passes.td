@@ -444,7 +444,10 @@ def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
     Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"24",
            "Registers per producer thread (0: the target's choice)">,
     Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"240",
-           "Registers per consumer thread (0: the target's choice)">
+           "Registers per consumer thread (0: the target's choice)">,
+    Option<"transposeV", "transpose-v", "bool", /*default=*/"false",
+           "The producer transposes each V tile into a ring of its own "
+           "(fmha.stage_transpose); else each consumer transposes it">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
