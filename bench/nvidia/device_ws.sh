@@ -2,8 +2,9 @@
 # On the device (device tool), from the repository root: the first run of
 # the warp-specialized sm_90a kernels (fmha-warp-specialize). One WS kernel
 # first, under a short timeout (a wrong mbarrier count hangs, it does not
-# fail); then the quick WS matrix, sanitizers on two WS kernels, and the
-# benchmark folders side by side.
+# fail); then the benchmark folders side by side, the quick WS matrices and
+# the sanitizers on two WS kernels (in that order: what a cut call loses
+# last matters least).
 #   bench/nvidia/device_ws.sh KDIR OUT "MATRIX..." SANITIZE_CASES TIME_FOLDERS...
 #   e.g. device_ws.sh dev-kernels $OUT/r "m-ws m-wsv" "p16-csr-kv_blockscale-causal-32x8 p1024-csr-kv_blockscale-causal-32x8" b-base b-ws
 # (the probe and the sanitizers on the first matrix's kernels, the check on
@@ -22,6 +23,17 @@ first=$(echo $SAN | cut -d' ' -f1)
 m0=$(echo $MATRIX | cut -d' ' -f1)
 timeout 30 "$runner" "$KDIR/$m0/$first.json" > "$OUT/probe.txt" 2>&1
 echo "probe rc=$?" >> "$OUT/probe.txt"
+for b in "$@"; do
+  # A hang costs 20 s a kernel, not 120.
+  : > "$OUT/ours-$b.jsonl"
+  while IFS=$'\t' read -r name page mask sk nb sq; do
+    timeout 20 "$runner" "$KDIR/$b/$name.json" --no-check --repeat 30 --json > /tmp/one.txt 2>&1
+    rc=$?
+    grep -m1 '^{' /tmp/one.txt | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, \"b\": ${nb:-4}, \"sq\": ${sq:-512}, /" >> "$OUT/ours-$b.jsonl"
+    # A hang (rc 124) ends the folder: its other kernels would hang too.
+    if [ $rc -eq 124 ]; then echo "$b/$name: timeout, folder skipped" >> "$OUT/probe.txt"; break; fi
+  done < "$KDIR/$b/bench.txt"
+done
 if grep -q "probe rc=0" "$OUT/probe.txt"; then
   for m in $MATRIX; do
     JOBS=14 fmha_dev_check_set "$KDIR" "$m" "$OUT" >> "$OUT/check-summary.txt"
@@ -34,14 +46,6 @@ if grep -q "probe rc=0" "$OUT/probe.txt"; then
     done
   done
 fi
-for b in "$@"; do
-  # A hang costs 20 s a kernel, not 120.
-  : > "$OUT/ours-$b.jsonl"
-  while IFS=$'\t' read -r name page mask sk nb sq; do
-    timeout 20 "$runner" "$KDIR/$b/$name.json" --no-check --repeat 30 --json 2>/dev/null |
-      grep -m1 '^{' | sed "s/^{/{\"case\": \"$name\", \"page\": $page, \"mask\": \"$mask\", \"sk\": $sk, \"b\": ${nb:-4}, \"sq\": ${sq:-512}, /" >> "$OUT/ours-$b.jsonl"
-  done < "$KDIR/$b/bench.txt"
-done
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader >> "$OUT/clocks.txt" 2>&1
 tar czf "$OUT.tgz" -C "$OUT" . 2>/dev/null
 exit 0
