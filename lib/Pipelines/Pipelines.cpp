@@ -205,7 +205,9 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   // cp.async into a 2-stage ring (dynamic shared memory above 48 KiB).
   const ChipInfo *info = lookupChip(chip);
   if (options.pipeline && info && info->vendor == ChipVendor::NVIDIA) {
-    pm.addPass(createFmhaPipelineKVStages());
+    FmhaPipelineKVStagesOptions stages;
+    stages.stages = options.kvStages;
+    pm.addPass(createFmhaPipelineKVStages(stages));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     // Tile t's descale reads before its waits (their latency under S).

@@ -72,6 +72,11 @@ static cl::opt<bool> optTransposeV(
              "tile into a ring the consumers read as it is (else each consumer "
              "transposes it)"),
     cl::init(false), cl::cat(kToolCategory));
+static cl::opt<int64_t> optKvStages(
+    "kv-stages",
+    cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring in shared "
+             "memory (fmha-pipeline-kv-stages; default 2, at least 2)"),
+    cl::init(2), cl::cat(kToolCategory));
 static cl::opt<std::string> optVdRoute(
     "vd-route",
     cl::desc("the V-descale route to state instead of the compiler's choice: "
@@ -140,6 +145,7 @@ int main(int argc, char **argv) {
   opts.overlapScoreMma = optCompileOverlap;
   opts.warpSpecialize = optWarpSpecialize;
   opts.transposeV = optTransposeV;
+  opts.kvStages = optKvStages;
   opts.vdRoute = optVdRoute;
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;

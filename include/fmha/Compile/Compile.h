@@ -45,6 +45,8 @@ struct CompileOptions {
   bool warpSpecialize = false;
   /// With warpSpecialize: the producer transposes each V tile.
   bool transposeV = false;
+  /// With `pipeline`: stages of each K/V ring (at least 2).
+  int64_t kvStages = 2;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).

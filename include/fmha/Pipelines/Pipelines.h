@@ -158,11 +158,13 @@ struct LaneKernelOptions {
   bool warpSpecialize = false;
   /// With warpSpecialize: the producer transposes V (transpose-v).
   bool transposeV = false;
+  /// With `pipeline`: stages of each K/V ring (fmha-pipeline-kv-stages).
+  int64_t kvStages = 2;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
 };
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same seven fields).
+/// emulator's CpuKernelOptions give them (the same eight fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -172,6 +174,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.overlapScoreMma = o.overlapScoreMma;
   l.warpSpecialize = o.warpSpecialize;
   l.transposeV = o.transposeV;
+  l.kvStages = o.kvStages;
   l.vdRoute = o.vdRoute;
   return l;
 }
