@@ -222,6 +222,13 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     if (options.warpSpecialize && info->warpgroupMma) {
       FmhaWarpSpecializeOptions ws;
       ws.transposeV = options.transposeV;
+      // A transposing producer holds a V chunk's words: 40 registers, the
+      // consumers 232 (the split timed on an H100, bench/NOTES.md
+      // 2026-12-06; 24 spilled in the producer); else 24 / 240.
+      if (options.transposeV) {
+        ws.producerRegs = 40;
+        ws.consumerRegs = 232;
+      }
       pm.addPass(createFmhaWarpSpecialize(ws));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
