@@ -742,6 +742,22 @@ bool runWorkgroup(Launch &L) {
     if (done == threads)
       return true;
     if (atBarrier && oneSite && atBarrier + done == threads) {
+      // Returned lanes count only as whole waves (a warp that finished, as
+      // a warp-specialized producer does): a wave of which some lanes
+      // returned and others wait at the barrier diverged.
+      for (int64_t w0 = 0; done && w0 < threads; w0 += L.waveSize) {
+        int64_t n = std::min<int64_t>(L.waveSize, threads - w0), gone = 0;
+        for (int64_t i = w0; i < w0 + n; ++i)
+          gone += L.lanes[i].state == State::Done;
+        if (gone && gone != n) {
+          setError("lanes of one wave diverged in " + workgroup(L) + ": " +
+                   std::to_string(gone) + " of the " + std::to_string(n) +
+                   " lanes from " + std::to_string(w0) +
+                   " returned while the others wait at barrier site " +
+                   std::to_string(b0->site));
+          return false;
+        }
+      }
       if (L.named[0].arrived) {
         setError("barrier 0 passed as the workgroup barrier (site " +
                  std::to_string(b0->site) + ") in " + workgroup(L) + " while " +

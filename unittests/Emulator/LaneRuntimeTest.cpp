@@ -433,6 +433,22 @@ TEST(LaneRuntime, BarrierPassesWithoutTheLanesThatReturned) {
   EXPECT_EQ(lane::takeLaneRuntimeStats().barriers, 2);
 }
 
+void returnedHalfWaveLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  if (t >= 96) // half of the second wave of 64
+    return;
+  fmha_lane_barrier(1);
+}
+
+// Returned lanes stand in for a barrier only as whole waves: half a wave
+// gone while its other half waits is divergence.
+TEST(LaneRuntime, BarrierWithHalfAWaveReturnedIsAnError) {
+  fmha_lane_launch(returnedHalfWaveLane, 1, 1, 1, 128, 1, 1, nullptr, 64);
+  std::string err = lane::takeLaneRuntimeError();
+  EXPECT_NE(err.find("lanes of one wave diverged"), std::string::npos) << err;
+  EXPECT_NE(err.find("32 of the 64 lanes from 64 returned"), std::string::npos) << err;
+}
+
 TEST(LaneRuntime, BadLaunchIsAnError) {
   fmha_lane_launch(missedBarrierLane, 1, 1, 1, 0, 1, 1, nullptr, 64);
   EXPECT_NE(lane::takeLaneRuntimeError().find("invalid launch"), std::string::npos);

@@ -66,7 +66,8 @@ struct LdsBarriers {
   const TargetInfo &ti;
   const LaneForms &forms;
   /// Warp roles: a consumer group's barriers are its own (barrier 1 + c of
-  /// its warpgroup's threads, c its number); the producer reads no LDS.
+  /// its warpgroup's threads, c its number); the producer's only LDS reads
+  /// (fmha.stage_transpose) bring their own barrier.
   WarpRolesOp roles = nullptr;
   int64_t roleThreads = 0;
   // written: LDS written since the last barrier; read: LDS read by a

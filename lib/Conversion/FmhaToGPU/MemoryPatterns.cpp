@@ -961,11 +961,6 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
   }
 };
 
-/// fmha.staged_kv: waits for its stage's copies. K is the stage itself (a
-/// view of the ring); V is transposed from the stage into the tile's V^T
-/// buffer as fmha.gather_kv transposes it, after a barrier (the stage holds
-/// every lane's copies). A `by_barrier` stage (a consumer of warp roles)
-/// was waited for by its fmha.stage_wait: no wait and no barrier here.
 /// The V tile of rows bn in `stage` (a ring stage in K's row-major form
 /// `from`) transposed into `vt` (form f), as a gathered V is.
 void transposeStagedV(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm &f,
@@ -980,6 +975,11 @@ void transposeStagedV(ImplicitLocOpBuilder &b, const LaneContext &lc, const Valu
   emitKVTile(b, lc, f, bn, vt, src);
 }
 
+/// fmha.staged_kv: waits for its stage's copies. K is the stage itself (a
+/// view of the ring); V is transposed from the stage into the tile's V^T
+/// buffer as fmha.gather_kv transposes it, after a barrier (the stage holds
+/// every lane's copies). A `by_barrier` stage (a consumer of warp roles)
+/// was waited for by its fmha.stage_wait: no wait and no barrier here.
 struct StagedKVPattern : LanePattern<StagedKVOp> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(StagedKVOp op, OneToNOpAdaptor a,

@@ -85,3 +85,69 @@ func.func @by_barrier_pending(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: i
       : vector<128x128xf8E4M3FN>
   return
 }
+
+// -----
+
+func.func @over_budget() {
+  // expected-error @+1 {{the roles ask for 128 x (24 + 4 x 240) registers, over the 65536 of an SM}}
+  fmha.warp_roles consumers(4) warps(4) regs(24, 240) producer {
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @too_many_threads() {
+  // expected-error @+1 {{a workgroup of 9 groups of 4 warps is over 1024 threads or 15 named barriers}}
+  fmha.warp_roles consumers(8) warps(4) regs(0, 0) producer {
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @free_outside_roles(%slot: index, %n: index, %on: i1) {
+  // expected-error @+1 {{hands a stage between warp roles: it must be inside an fmha.warp_roles}}
+  fmha.stage_free slot(%slot) fill(%n) if(%on) {stages = 2 : i64}
+  return
+}
+
+// -----
+
+func.func @gather_in_producer(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index,
+    %s: index, %n: index) {
+  // expected-error @+1 {{the producer region may not hold 'fmha.gather_kv'}}
+  fmha.warp_roles consumers(2) warps(4) regs(24, 240) producer {
+    %t = fmha.gather_kv %k[%id] head(%h) tile(%s, %n) {kv_layout = #fmha.kv_layout<nhd>}
+        : memref<?x1024x8x128xf8E4M3FN>, i32 -> vector<128x128xf8E4M3FN>
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @transpose_of_no_ring(%slot: index) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+    // expected-error @+1 {{reads ring 1, which no fmha.stage_kv of 2 stages of 'vector<128x128xf8E4M3FN>' fills}}
+    fmha.stage_transpose slot(%slot) {from = 1 : i64, pending = 0 : i64, ring = 2 : i64,
+        stages = 2 : i64, tile_type = vector<128x128xf8E4M3FN>}
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @by_barrier_outside_roles(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index,
+    %s: index, %n: index, %slot: index, %on: i1) {
+  fmha.stage_kv %k[%id] head(%h) tile(%s, %n) slot(%slot) if(%on)
+      {in_bounds, kv_layout = #fmha.kv_layout<nhd>, ring = 0 : i64, stages = 2 : i64,
+       tile_type = vector<128x128xf8E4M3FN>} : memref<?x1024x8x128xf8E4M3FN>, i32
+  // expected-error @+1 {{a stage waited by fmha.stage_wait (by_barrier) must be inside an fmha.warp_roles}}
+  %t = fmha.staged_kv slot(%slot) {by_barrier, pending = 0 : i64, ring = 0 : i64, stages = 2 : i64}
+      : vector<128x128xf8E4M3FN>
+  return
+}

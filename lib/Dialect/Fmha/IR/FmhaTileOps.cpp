@@ -94,6 +94,9 @@ LogicalResult StagedKVOp::verify() {
     return emitOpError() << "a stage waited by fmha.stage_wait (by_barrier) takes "
                             "pending = 0, got "
                          << static_cast<int64_t>(getPending());
+  if (getByBarrier() && !(*this)->getParentOfType<WarpRolesOp>())
+    return emitOpError() << "a stage waited by fmha.stage_wait (by_barrier) must be "
+                            "inside an fmha.warp_roles";
   // The ring's fmha.stage_kv ops (in the enclosing function or kernel) fill
   // the stage it reads: at least one, each with its stages and tile type
   // (or the fmha.stage_transpose ops of a ring of transposed V tiles).
@@ -135,7 +138,25 @@ Operation *StagedKVOp::getFiller() {
   return found;
 }
 
+static LogicalResult verifyInRoles(Operation *op);
+
 LogicalResult StageTransposeOp::verify() {
+  if (failed(verifyInRoles(*this)))
+    return failure();
+  // `from` is a ring of fmha.stage_kv of the same stages and tile; `ring`
+  // is filled by fmha.stage_transpose alone.
+  Operation *scope = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  bool from = false, mixed = false;
+  scope->walk([&](StageKVOp s) {
+    if (s.getRing() == getFrom())
+      from |= s.getStages() == getStages() && s.getTileType() == getTileType();
+    mixed |= s.getRing() == getRing();
+  });
+  if (!from)
+    return emitOpError() << "reads ring " << getFrom() << ", which no fmha.stage_kv of "
+                         << getStages() << " stages of " << getTileType() << " fills";
+  if (mixed)
+    return emitOpError() << "writes ring " << getRing() << ", which an fmha.stage_kv fills";
   if (getFrom() == getRing())
     return emitOpError() << "writes the ring it reads (" << getFrom() << ")";
   if (static_cast<int64_t>(getStages()) < 2)
@@ -230,6 +251,20 @@ LogicalResult WarpRolesOp::verify() {
       return emitOpError() << "registers per thread must be 0 (the target's "
                               "choice) or a multiple of 8 in [24, 256], got "
                            << r;
+  // A workgroup of (1 + consumers) groups of `warps` warps of 32 threads:
+  // at most 1024 threads, named barriers 1 .. consumers + 1 of 16, and the
+  // registers the roles ask for within the SM's 65536 (else the consumers'
+  // setmaxnreg.inc waits forever).
+  int64_t groups = 1 + getConsumers(), groupThreads = getWarps() * 32;
+  if (groups * groupThreads > 1024 || getConsumers() > 14)
+    return emitOpError() << "a workgroup of " << groups << " groups of "
+                         << getWarps() << " warps is over 1024 threads or 15 "
+                            "named barriers";
+  if (getProducerRegs() && getConsumerRegs() &&
+      groupThreads * (getProducerRegs() + getConsumers() * getConsumerRegs()) > 65536)
+    return emitOpError() << "the roles ask for " << groupThreads << " x ("
+                         << getProducerRegs() << " + " << getConsumers() << " x "
+                         << getConsumerRegs() << ") registers, over the 65536 of an SM";
   Block &c = getConsumer().front();
   if (c.getNumArguments() != 1 || !c.getArgument(0).getType().isIndex())
     return emitOpError() << "the consumer region takes one index argument (its "
@@ -237,8 +272,12 @@ LogicalResult WarpRolesOp::verify() {
   if (getProducer().front().getNumArguments() != 0)
     return emitOpError() << "the producer region takes no arguments";
   // Each handoff op in the role that may use it.
+  // The producer stages tiles and reads their ids; it has no workgroup
+  // barrier after the split, so nothing that would need one (LDS tiles of
+  // its own, Q, a quantization over the workgroup).
   WalkResult r = getProducer().walk([&](Operation *op) {
-    if (isa<StageWaitOp, StageReleaseOp, TileMmaOp, StoreRowsOp>(op)) {
+    if (isa<StageWaitOp, StageReleaseOp, TileMmaOp, StoreRowsOp, GatherKVOp,
+            LoadRowsOp, StagedKVOp, QuantizeTileOp>(op)) {
       emitOpError() << "the producer region may not hold '" << op->getName() << "'";
       return WalkResult::interrupt();
     }
@@ -247,7 +286,7 @@ LogicalResult WarpRolesOp::verify() {
   if (r.wasInterrupted())
     return failure();
   r = getConsumer().walk([&](Operation *op) {
-    if (isa<StageFreeOp, StageFilledOp, StageKVOp>(op)) {
+    if (isa<StageFreeOp, StageFilledOp, StageKVOp, StageTransposeOp, QuantizeTileOp>(op)) {
       emitOpError() << "the consumer region may not hold '" << op->getName() << "'";
       return WalkResult::interrupt();
     }
@@ -302,3 +341,19 @@ ParseResult WarpRolesOp::parse(OpAsmParser &parser, OperationState &result) {
     consumer->emplaceBlock().addArgument(b.getIndexType(), result.location);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// The stage handoff: only inside fmha.warp_roles
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyInRoles(Operation *op) {
+  if (!op->getParentOfType<WarpRolesOp>())
+    return op->emitOpError() << "hands a stage between warp roles: it must be "
+                                "inside an fmha.warp_roles";
+  return success();
+}
+
+LogicalResult StageFreeOp::verify() { return verifyInRoles(*this); }
+LogicalResult StageFilledOp::verify() { return verifyInRoles(*this); }
+LogicalResult StageWaitOp::verify() { return verifyInRoles(*this); }
+LogicalResult StageReleaseOp::verify() { return verifyInRoles(*this); }

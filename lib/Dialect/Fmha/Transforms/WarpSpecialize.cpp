@@ -13,6 +13,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <functional>
+
 namespace mlir {
 namespace fmha {
 #define GEN_PASS_DEF_FMHAWARPSPECIALIZE
@@ -130,12 +132,60 @@ struct WarpSpecializePass
     });
     if (loops != 1 || quantizes || nested || grid.getRank() != 3)
       return {};
-    std::optional<int64_t> heads = getConstantIntValue(grid.getMixedUpperBound()[1]);
-    if (!heads || *heads % consumers)
+    int64_t heads = grid.getStaticUpperBound()[1];
+    if (ShapedType::isDynamic(heads) || heads % consumers)
+      return {};
+    // The producer passes unneeded carried values through with a zero of
+    // their type: scalars and vectors only.
+    bool zeroable = true;
+    grid.getBody()->walk([&](scf::ForOp f) {
+      for (Type t : f.getResultTypes())
+        zeroable &= isa<IntegerType, IndexType, FloatType, VectorType>(t);
+    });
+    if (!zeroable)
+      return {};
+    // Each tile's stage ops in one run (one stage_filled a tile): before
+    // the loop and in it.
+    int64_t runsIn = 0, runsOut = 0;
+    Operation *prev = nullptr;
+    grid.getBody()->walk([&](StageKVOp s) {
+      bool in = s->getParentOp() == loop.getOperation();
+      if (!prev || prev->getNextNode() != s.getOperation())
+        ++(in ? runsIn : runsOut);
+      prev = s;
+    });
+    if (runsIn != 1 || runsOut > 1)
       return {};
     // Every stage op's head: the query head over a group size that
     // `consumers` divides, so the consumers' heads share the staged tiles.
     Value h = grid.getInductionVar(1);
+    // The producer runs the loop for head n h, consumer c for n h + c: the
+    // loop's bounds, the stage ops' conditions and tiles, and the ifs around
+    // the loop must not depend on the head (they do not today; a per-head
+    // bound would leave a stage's free barrier short of arrivals).
+    llvm::DenseMap<Value, bool> memo;
+    std::function<bool(Value)> onHead = [&](Value v) -> bool {
+      if (v == h)
+        return true;
+      auto it = memo.find(v);
+      if (it != memo.end())
+        return it->second;
+      memo[v] = false;
+      bool r = false;
+      if (Operation *def = v.getDefiningOp())
+        r = llvm::any_of(def->getOperands(), onHead);
+      return memo[v] = r;
+    };
+    SmallVector<Value> fixed{loop.getLowerBound(), loop.getUpperBound()};
+    for (Operation *p = loop->getParentOp(); p && p != grid.getOperation();
+         p = p->getParentOp())
+      if (auto i = dyn_cast<scf::IfOp>(p))
+        fixed.push_back(i.getCondition());
+    grid.getBody()->walk([&](StageKVOp s) {
+      fixed.append({s.getEnabled(), s.getTileStart(), s.getSeqLen(), s.getSlot()});
+    });
+    if (llvm::any_of(fixed, onHead))
+      return {};
     bool shared = true;
     grid.getBody()->walk([&](StageKVOp s) {
       auto div = s.getHead().getDefiningOp<arith::DivUIOp>();
@@ -293,7 +343,7 @@ struct WarpSpecializePass
       auto f = dyn_cast<scf::ForOp>(first->getParentOp());
       if (vtRing && f && f->hasAttr(kPipelinedAttr)) {
         // transpose-v: tile t (its copies started in the iteration before,
-        // or before the loop) transposed at the top of iteration t, once
+        // or before the loop) transposed early in iteration t, once
         // its copies landed, and its fill complete; only then the wait for
         // a free stage and tile t + 1's copies, so that the consumers,
         // which release tile t - 1 and then wait for tile t, do not wait

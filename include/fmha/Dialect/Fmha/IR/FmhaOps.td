@@ -460,6 +460,7 @@ def Fmha_StageFreeOp : Fmha_Op<"stage_free", [MemoryEffects<[MemRead, MemWrite]>
   let assemblyFormat = [{
     `slot` `(` $slot `)` `fill` `(` $fill `)` `if` `(` $enabled `)` attr-dict
   }];
+  let hasVerifier = 1;
 }
 
 def Fmha_StageFilledOp : Fmha_Op<"stage_filled", [MemoryEffects<[MemRead, MemWrite]>]> {
@@ -476,6 +477,7 @@ def Fmha_StageFilledOp : Fmha_Op<"stage_filled", [MemoryEffects<[MemRead, MemWri
   let assemblyFormat = [{
     `slot` `(` $slot `)` `if` `(` $enabled `)` attr-dict
   }];
+  let hasVerifier = 1;
 }
 
 def Fmha_StageWaitOp : Fmha_Op<"stage_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
@@ -488,6 +490,7 @@ def Fmha_StageWaitOp : Fmha_Op<"stage_wait", [MemoryEffects<[MemRead, MemWrite]>
   let assemblyFormat = [{
     `slot` `(` $slot `)` `fill` `(` $fill `)` attr-dict
   }];
+  let hasVerifier = 1;
 }
 
 def Fmha_StageReleaseOp : Fmha_Op<"stage_release", [MemoryEffects<[MemRead, MemWrite]>]> {
@@ -501,6 +504,7 @@ def Fmha_StageReleaseOp : Fmha_Op<"stage_release", [MemoryEffects<[MemRead, MemW
   let assemblyFormat = [{
     `slot` `(` $slot `)` attr-dict
   }];
+  let hasVerifier = 1;
 }
 
 #endif // FMHA_DIALECT_FMHA_IR_FMHAOPS_TD

@@ -414,6 +414,12 @@ def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
       `fmha.stage_free` (the consumers released the stage's previous fill)
       and followed by an `fmha.stage_filled`.
 
+    With `transpose-v` the producer also rewrites each V tile transposed
+    into a ring of its own (`fmha.stage_transpose`, then
+    `fmha.stage_filled {written}`) early in the iteration that consumes
+    it, before it waits for a free stage for the next tile; the consumers
+    read V^T there as they read K, and release a stage after P V.
+
     The consumers of one workgroup share every staged K and V tile, so
     their heads must share a KV head: the grid's KV head must be the query
     head divided by a group size that `consumers` divides (GQA), else the
