@@ -7,8 +7,11 @@
 # timed folder (`peers:NAME:D`: on folder NAME's shapes at head dim D);
 # `ncu:NAME/CASE` profiles one kernel (details and per-SASS
 # source pages); `sanitize:NAME/CASE` runs compute-sanitizer memcheck,
-# racecheck and synccheck on one kernel (OUT/sanitize.txt). Steps run in the
-# order given, each under a timeout.
+# racecheck and synccheck on one kernel (OUT/sanitize.txt); `untar:FILE`
+# unpacks KDIR/FILE (a .tgz of kernel folders, to carry more than 64 MiB of
+# PTX) into KDIR; `probe:NAME/CASE` checks one kernel under a 90 s timeout
+# and records its wall time (OUT/probe.txt). Steps run in the order given,
+# each under a timeout.
 #   bench/nvidia/device_versions.sh KDIR OUT STEP...
 set -u
 KDIR=$1
@@ -21,6 +24,13 @@ first=""
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/clocks.txt" 2>&1
 for step in "$@"; do
   case $step in
+  untar:*) tar xzf "$KDIR/${step#untar:}" -C "$KDIR" ;;
+  probe:*)
+    k=${step#probe:}
+    t0=$(date +%s)
+    timeout 90 "$runner" "$KDIR/$k.json" > /tmp/probe-one.txt 2>&1
+    rc=$?
+    { echo "== $k rc=$rc wall=$(($(date +%s) - t0)) s"; tail -2 /tmp/probe-one.txt; } >> "$OUT/probe.txt" ;;
   check:*) fmha_dev_check_set "$KDIR" "${step#check:}" "$OUT" ;;
   time:*)
     b=${step#time:}

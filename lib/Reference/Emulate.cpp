@@ -114,6 +114,10 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
         v(static_cast<size_t>(sk * Dv)), kd(sk), vd(sk), rowF(D), q(D), x(BN),
         pc(BN), o(Dv), u(Dv), qTile, pt(wp ? BN : 0);
     std::vector<int32_t> pageOf(sk);
+    // With the wgmma model, K row-major ([Sk][D]) and V transposed
+    // ([Dv][Sk]) too, so each step reads its 32 products contiguously.
+    std::vector<float> kRows(wp ? static_cast<size_t>(sk * D) : 0),
+        vt(wp ? static_cast<size_t>(Dv * sk) : 0);
     for (int64_t j = 0; j < sk; ++j) {
       const int32_t page = in.table.pageOf(form, b, j);
       const int64_t slot = j % P;
@@ -124,8 +128,13 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
                    static_cast<size_t>(D), rowF.data());
       for (int64_t d = 0; d < D; ++d)
         kt[d * sk + j] = rowF[d];
+      if (wp)
+        std::copy(rowF.begin(), rowF.end(), kRows.begin() + j * D);
       decodeBuffer(kvT, &in.v_cache[in.kvIndex(page, slot, g, 0, Dv) * kvSz],
                    static_cast<size_t>(Dv), &v[j * Dv]);
+      if (wp)
+        for (int64_t d = 0; d < Dv; ++d)
+          vt[d * sk + j] = v[j * Dv + d];
     }
     for (int64_t h = g * G; h < (g + 1) * G; ++h) {
       // Query rows in blocks of BlockM; rows are independent.
@@ -161,7 +170,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
             if (wp) {
               for (int64_t j = 0; j < n; ++j)
                 x[j] = wgmmaChain(0, D, wp, [&](int64_t k0, float acc) {
-                  return wgmmaFp8Step(acc, &q[k0], qT, &kt[k0 * sk + a + j], sk,
+                  return wgmmaFp8Step(acc, &q[k0], qT, &kRows[(a + j) * D + k0], 1,
                                       kvT, 32);
                 });
             } else {
@@ -208,7 +217,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
                   o[d] += wgmmaChain(0, BN, wpPV, [&](int64_t k0, float acc) {
                     const int64_t cnt = std::clamp<int64_t>(sk - (c0 + k0), 0, 32);
                     return wgmmaFp8Step(acc, &pt[k0], r.p_dtype,
-                                        cnt ? &v[(c0 + k0) * Dv + d] : &pt[k0], Dv, kvT,
+                                        cnt ? &vt[d * sk + c0 + k0] : &pt[k0], 1, kvT,
                                         cnt);
                   });
                 continue;
@@ -265,7 +274,7 @@ EmulateResult runEmulation(const Inputs &in, const EmulateOptions &opt) {
                   u[d] = wgmmaChain(g0, g0 + span, wpPV, [&](int64_t k0, float acc) {
                     const int64_t cnt = std::clamp<int64_t>(sk - (c0 + k0), 0, 32);
                     return wgmmaFp8Step(acc, &pt[k0], r.p_dtype,
-                                        cnt ? &v[(c0 + k0) * Dv + d] : &pt[k0], Dv,
+                                        cnt ? &vt[d * sk + c0 + k0] : &pt[k0], 1,
                                         kvT, cnt);
                   });
                 const float sv = scaledP ? rTile : vd[lo];
