@@ -232,6 +232,9 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
       pm.addPass(createFmhaWarpSpecialize(ws));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
+      // When asked: the consumers issue S in turn (fmha-ping-pong).
+      if (options.pingPong)
+        pm.addPass(createFmhaPingPong());
     }
   }
   OutlineKernelOptions outline;

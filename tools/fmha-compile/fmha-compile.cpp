@@ -72,6 +72,12 @@ static cl::opt<bool> optTransposeV(
              "tile into a ring the consumers read as it is (else each consumer "
              "transposes it)"),
     cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optPingPong(
+    "ping-pong",
+    cl::desc("with --warp-specialize: run fmha-ping-pong: the consumer "
+             "warpgroups issue S = Q K^T in turn (named barriers), so their "
+             "products alternate on the tensor cores"),
+    cl::init(false), cl::cat(kToolCategory));
 static cl::opt<int64_t> optKvStages(
     "kv-stages",
     cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring in shared "
@@ -145,6 +151,7 @@ int main(int argc, char **argv) {
   opts.overlapScoreMma = optCompileOverlap;
   opts.warpSpecialize = optWarpSpecialize;
   opts.transposeV = optTransposeV;
+  opts.pingPong = optPingPong;
   opts.kvStages = optKvStages;
   opts.vdRoute = optVdRoute;
   opts.linkSeconds = optLinkTimeout;

@@ -63,6 +63,7 @@ static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's Blo
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
 static cl::opt<bool> optWarpSpecialize("warp-specialize", cl::desc("sm_90a: run fmha-warp-specialize (a producer warpgroup staging K/V, two consumer warpgroups, one query head each; off by default)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optTransposeV("producer-transposes-v", cl::desc("with --warp-specialize: the producer transposes each V tile (else each consumer does)"), cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optPingPong("ping-pong", cl::desc("with --warp-specialize: run fmha-ping-pong (the consumers issue S = Q K^T in turn)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<int64_t> optKvStages("kv-stages", cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring (default 2)"), cl::init(2), cl::cat(kToolCategory));
 static cl::opt<bool> optOverlap("overlap-score-mma", cl::desc("sm_90a: run fmha-overlap-score-mma (S = Q K^T started before the V tile's wait and transpose; off by default)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<std::string> optVdRoute("vd-route", cl::desc("the V-descale route to state instead of the compiler's choice: scalar | page_groups | scaled_p | exp2_bias | per_key (host) (auto: chosen; docs/REGIMES.md)"), cl::init("auto"), cl::cat(kToolCategory));
@@ -396,6 +397,7 @@ int main(int argc, char **argv) {
   kopt.overlapScoreMma = optOverlap;
   kopt.warpSpecialize = optWarpSpecialize;
   kopt.transposeV = optTransposeV;
+  kopt.pingPong = optPingPong;
   kopt.kvStages = optKvStages;
   kopt.vdRoute = optVdRoute;
   kopt.optLevel = optOptLevel;

@@ -45,6 +45,8 @@ struct CompileOptions {
   bool warpSpecialize = false;
   /// With warpSpecialize: the producer transposes each V tile.
   bool transposeV = false;
+  /// With warpSpecialize: the consumers take turns at S (fmha-ping-pong).
+  bool pingPong = false;
   /// With `pipeline`: stages of each K/V ring (at least 2).
   int64_t kvStages = 2;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);

@@ -158,13 +158,15 @@ struct LaneKernelOptions {
   bool warpSpecialize = false;
   /// With warpSpecialize: the producer transposes V (transpose-v).
   bool transposeV = false;
+  /// With warpSpecialize: fmha-ping-pong (the consumers take turns at S).
+  bool pingPong = false;
   /// With `pipeline`: stages of each K/V ring (fmha-pipeline-kv-stages).
   int64_t kvStages = 2;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
 };
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same eight fields).
+/// emulator's CpuKernelOptions give them (the same nine fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -174,6 +176,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.overlapScoreMma = o.overlapScoreMma;
   l.warpSpecialize = o.warpSpecialize;
   l.transposeV = o.transposeV;
+  l.pingPong = o.pingPong;
   l.kvStages = o.kvStages;
   l.vdRoute = o.vdRoute;
   return l;

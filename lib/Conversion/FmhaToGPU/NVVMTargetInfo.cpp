@@ -374,6 +374,11 @@ public:
     NVVM::BarrierOp::create(b, loc, TypeRange{}, id, n, /*reductionOp=*/{},
                             /*reductionPredicate=*/Value());
   }
+  void groupArrive(OpBuilder &b, Location loc, Value id,
+                   int64_t threads) const override {
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
+    NVVM::BarrierArriveOp::create(b, loc, id, n);
+  }
   void groupBarrierAfterLdsWrites(OpBuilder &b, Location loc, Value id,
                                   int64_t threads) const override {
     asyncProxyFence(b, loc);

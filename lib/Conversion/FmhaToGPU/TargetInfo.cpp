@@ -81,6 +81,9 @@ void TargetInfo::asyncWait(OpBuilder &, Location, int64_t) const {
 void TargetInfo::groupBarrier(OpBuilder &, Location, Value, int64_t) const {
   FMHA_NO_WARP_ROLES("groupBarrier");
 }
+void TargetInfo::groupArrive(OpBuilder &, Location, Value, int64_t) const {
+  FMHA_NO_WARP_ROLES("groupArrive");
+}
 void TargetInfo::mbarrierInit(OpBuilder &, Location, Value, int64_t) const {
   FMHA_NO_WARP_ROLES("mbarrierInit");
 }

@@ -138,6 +138,46 @@ struct StageReleasePattern : LanePattern<StageReleaseOp> {
   }
 };
 
+/// Consumer c's turn barrier (i32): turnBarrierBase + c.
+Value turnBarrier(ImplicitLocOpBuilder &b, const LaneContext &lc, Value c) {
+  Value i = arith::IndexCastUIOp::create(b, b.getI32Type(), c);
+  return arith::AddIOp::create(b, i, laneConstI32(b, lc.turnBarrierBase()));
+}
+
+/// Consumer c waits at its turn barrier for the previous consumer's
+/// arrival: the barrier counts c's threads and the passer's.
+struct TurnTakePattern : LanePattern<TurnTakeOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(TurnTakeOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value c = a.getConsumer()[0];
+    emitIf(b, a.getEnabled()[0], [&] {
+      lc.ti.groupBarrier(b, b.getLoc(), turnBarrier(b, lc, c), 2 * lc.roleThreads);
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Consumer c arrives at consumer (c + 1) % n's turn barrier.
+struct TurnPassPattern : LanePattern<TurnPassOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(TurnPassOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    Value c = a.getConsumer()[0];
+    emitIf(b, a.getEnabled()[0], [&] {
+      Value next = arith::RemUIOp::create(
+          b, arith::AddIOp::create(b, c, arith::ConstantIndexOp::create(b, 1)),
+          arith::ConstantIndexOp::create(b, lc.consumers));
+      lc.ti.groupArrive(b, b.getLoc(), turnBarrier(b, lc, next), 2 * lc.roleThreads);
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fmha::populateLaneWarpRolePatterns(const TypeConverter &tc,
@@ -146,6 +186,7 @@ void mlir::fmha::populateLaneWarpRolePatterns(const TypeConverter &tc,
                                               const LaneContext &lc,
                                               PatternBenefit benefit) {
   patterns.add<WarpRolesPattern, StageFreePattern, StageFilledPattern,
-               StageWaitPattern, StageReleasePattern>(tc, patterns.getContext(), lc,
+               StageWaitPattern, StageReleasePattern, TurnTakePattern,
+               TurnPassPattern>(tc, patterns.getContext(), lc,
                                                       benefit);
 }

@@ -12,6 +12,8 @@
 // CHECK: fmha.stage_wait slot(%{{.*}}) fill(%{{.*}}) {stages = 2 : i64}
 // CHECK: fmha.staged_kv slot(%{{.*}}) {by_barrier, pending = 0 : i64, ring = 0 : i64, stages = 2 : i64}
 // CHECK: fmha.stage_release slot(%{{.*}}) {stages = 2 : i64}
+// CHECK: fmha.turn_take consumer(%[[C]]) if(%{{.*}})
+// CHECK: fmha.turn_pass consumer(%[[C]]) if(%{{.*}})
 func.func @roles(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index, %s: index,
     %n: index, %slot: index, %on: i1, %out: memref<2xindex>) {
   fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
@@ -26,6 +28,8 @@ func.func @roles(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index, %s: ind
     %t = fmha.staged_kv slot(%slot) {by_barrier, pending = 0 : i64, ring = 0 : i64, stages = 2 : i64}
         : vector<128x128xf8E4M3FN>
     fmha.stage_release slot(%slot) {stages = 2 : i64}
+    fmha.turn_take consumer(%c) if(%on)
+    fmha.turn_pass consumer(%c) if(%on)
     memref.store %x, %out[%c] : memref<2xindex>
   }
   return
@@ -149,5 +153,50 @@ func.func @by_barrier_outside_roles(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32,
   // expected-error @+1 {{a stage waited by fmha.stage_wait (by_barrier) must be inside an fmha.warp_roles}}
   %t = fmha.staged_kv slot(%slot) {by_barrier, pending = 0 : i64, ring = 0 : i64, stages = 2 : i64}
       : vector<128x128xf8E4M3FN>
+  return
+}
+
+// -----
+
+// The turns are the consumers': not in the producer, not outside the roles.
+func.func @turn_in_producer(%on: i1) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+    %z = arith.constant 0 : index
+    // expected-error @+1 {{passes a turn between consumers: it must be inside the consumer region of an fmha.warp_roles}}
+    fmha.turn_take consumer(%z) if(%on)
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @turn_outside(%c: index, %on: i1) {
+  // expected-error @+1 {{passes a turn between consumers: it must be inside the consumer region of an fmha.warp_roles}}
+  fmha.turn_pass consumer(%c) if(%on)
+  return
+}
+
+// -----
+
+// One consumer has no one to take turns with.
+func.func @turn_one_consumer(%on: i1) {
+  fmha.warp_roles consumers(1) warps(4) regs(40, 232) producer {
+  } consumer(%c) {
+    // expected-error @+1 {{needs 2 to 7 consumers to take turns (a named barrier each beside theirs and the producer's), got 1}}
+    fmha.turn_take consumer(%c) if(%on)
+  }
+  return
+}
+
+// -----
+
+// The consumer is named by the region's index argument, nothing else.
+func.func @turn_other_index(%h: index, %on: i1) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+  } consumer(%c) {
+    // expected-error @+1 {{names its consumer by the consumer region's index argument}}
+    fmha.turn_pass consumer(%h) if(%on)
+  }
   return
 }

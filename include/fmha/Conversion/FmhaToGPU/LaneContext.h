@@ -100,6 +100,9 @@ struct LaneContext {
   /// The named barrier of the producer's warpgroup (the consumers' are
   /// 1 + c; 0 is the workgroup's).
   int64_t producerBarrierId() const { return 1 + consumers; }
+  /// The first of the consumers' turn barriers (fmha.turn_take of consumer
+  /// c waits at turnBarrierBase() + c).
+  int64_t turnBarrierBase() const { return 2 + consumers; }
 
   //===--- packing --------------------------------------------------------===//
 

@@ -441,6 +441,9 @@ public:
   /// (i32): `bar.sync id, threads` (`nvvm.barrier`).
   virtual void groupBarrier(OpBuilder &b, Location loc, Value id,
                             int64_t threads) const;
+  /// An arrival at barrier `id` (i32) of `threads` threads that does not
+  /// wait for the others: `bar.arrive id, threads` (`nvvm.barrier.arrive`).
+  virtual void groupArrive(OpBuilder &b, Location loc, Value id, int64_t threads) const;
   /// groupBarrier after the lanes' stores into a staged tile, before the
   /// MMA that reads it (barrierAfterLdsWrites for one group).
   virtual void groupBarrierAfterLdsWrites(OpBuilder &b, Location loc, Value id,

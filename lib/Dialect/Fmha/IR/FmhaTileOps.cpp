@@ -357,3 +357,26 @@ LogicalResult StageFreeOp::verify() { return verifyInRoles(*this); }
 LogicalResult StageFilledOp::verify() { return verifyInRoles(*this); }
 LogicalResult StageWaitOp::verify() { return verifyInRoles(*this); }
 LogicalResult StageReleaseOp::verify() { return verifyInRoles(*this); }
+
+/// fmha.turn_take / fmha.turn_pass: in the consumer region of an
+/// fmha.warp_roles of 2 to 7 consumers (their turn barriers take named
+/// barriers consumers + 2 .. 2 consumers + 1 of 16), naming its consumer
+/// by the region's index argument.
+static LogicalResult verifyTurn(Operation *op, Value consumer) {
+  auto roles = op->getParentOfType<WarpRolesOp>();
+  if (!roles || !roles.getConsumer().isAncestor(op->getParentRegion()))
+    return op->emitOpError() << "passes a turn between consumers: it must be inside "
+                                "the consumer region of an fmha.warp_roles";
+  int64_t n = roles.getConsumers();
+  if (n < 2 || n > 7)
+    return op->emitOpError() << "needs 2 to 7 consumers to take turns (a named barrier "
+                                "each beside theirs and the producer's), got "
+                             << n;
+  if (consumer != roles.getConsumerIndex())
+    return op->emitOpError() << "names its consumer by the consumer region's index "
+                                "argument";
+  return success();
+}
+
+LogicalResult TurnTakeOp::verify() { return verifyTurn(*this, getConsumer()); }
+LogicalResult TurnPassOp::verify() { return verifyTurn(*this, getConsumer()); }

@@ -507,4 +507,41 @@ def Fmha_StageReleaseOp : Fmha_Op<"stage_release", [MemoryEffects<[MemRead, MemW
   let hasVerifier = 1;
 }
 
+def Fmha_TurnTakeOp : Fmha_Op<"turn_take", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "consumer: wait for this consumer's turn";
+  let description = [{
+    Ping-pong between the consumers of an `fmha.warp_roles` (written by
+    fmha-ping-pong): the consumers take turns in the order 0, 1, ...,
+    n - 1, 0, ...; when `enabled`, consumer `consumer` (the region's
+    index argument) waits here until the consumer before it (consumer
+    n - 1 before consumer 0) passed the turn with `fmha.turn_pass`. What
+    lies between a take and the next pass (the issue of a matrix product)
+    runs in that order, so the consumers' products alternate on the
+    tensor cores while the other consumer computes its softmax. Every
+    consumer must take and pass the same number of times: the turn ops
+    stand in loops whose trip counts do not depend on the consumer.
+  }];
+  let arguments = (ins Index:$consumer, I1:$enabled);
+  let assemblyFormat = [{
+    `consumer` `(` $consumer `)` `if` `(` $enabled `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TurnPassOp : Fmha_Op<"turn_pass", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "consumer: hand the turn to the next consumer";
+  let description = [{
+    When `enabled`, consumer `consumer` hands the turn to consumer
+    `consumer + 1` (mod n) without waiting (`fmha.turn_take`). The last
+    consumer's pass before its first take gives consumer 0 the first turn;
+    consumer 0's take after its last pass takes the last consumer's last
+    pass, so no pass is left pending when the workgroup ends.
+  }];
+  let arguments = (ins Index:$consumer, I1:$enabled);
+  let assemblyFormat = [{
+    `consumer` `(` $consumer `)` `if` `(` $enabled `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FMHA_DIALECT_FMHA_IR_FMHAOPS_TD

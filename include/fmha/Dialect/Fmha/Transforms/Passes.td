@@ -458,6 +458,37 @@ def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def FmhaPingPong : Pass<"fmha-ping-pong"> {
+  let summary = "Make the consumers of a warp-specialized kernel take turns at S = Q K^T";
+  let description = [{
+    In every `fmha.warp_roles` of two or more consumers, each consumer
+    KV loop's S = Q K^T product (the `fmha.tile_mma {transpose_rhs}` in
+    the loop's body) is issued in turn (FA3's ping-pong of warpgroups):
+    an `fmha.turn_take` before it, an `fmha.turn_pass` right after it, and
+    the product waited for by an `fmha.mma_wait` after the pass (one it
+    already has stays). Consumer c + 1 then issues its S after consumer
+    c's, so the two consumers' softmaxes do not start together and their
+    products do not meet on the tensor cores. The consumer region starts
+    with the last consumer's pass (consumer 0 has the first turn) and ends
+    with consumer 0's take of the last pass.
+
+    Left alone: warp roles with one consumer, and consumers whose S
+    products do not all stand directly in the bodies of KV loops (the
+    turns must come in the same number on every consumer: the KV loops'
+    bounds do not depend on the consumer, fmha-warp-specialize's rule).
+    Idempotent.
+
+    ```mlir
+    // consumer(%c): in each KV loop
+    fmha.turn_take consumer(%c) if(%true)
+    %s = fmha.tile_mma %q, %k, %zero {transpose_rhs} : ...
+    fmha.turn_pass consumer(%c) if(%true)
+    %sw = fmha.mma_wait %s : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def FmhaHoistTileReads : Pass<"fmha-hoist-tile-reads"> {
   let summary = "Issue a pipelined KV loop's descale reads before its tile waits";
   let description = [{
