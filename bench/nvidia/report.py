@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark table (markdown) and plot (PNG, where matplotlib exists) from
-device_bench.sh's ours.jsonl and peers.json.
+"""Benchmark table (markdown) and plot from device_bench.sh's ours.jsonl
+and peers.json: bench.png where matplotlib exists, else bench.svg (written
+here without a plotting library, same axes and series).
 
 Usage: report.py RESULTS_DIR   (reads bench_ours.jsonl, bench_peers.json;
-writes bench.md and bench.png into it)
+writes bench.md and bench.png or bench.svg into it)
 """
 import json
 import os
@@ -29,11 +30,73 @@ for o in sorted(ours, key=lambda o: (o["page"],) + shape(o)):
                  f"{o['func']['num_regs']} | {o['func']['local_bytes']} |")
 open(os.path.join(d, "bench.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
+
+
+def series(mask):
+    """(label, dashed, [(sk, tflops)]) of each line of one panel."""
+    out = []
+    for page in (16, 64, 1024):
+        pts = sorted((o["sk"], o["tflops"]) for o in ours
+                     if o["mask"] == mask and o["page"] == page and shape(o)[2:] == (4, 512))
+        out.append((f"ours fp8 kv_blockscale, page {page}", False, pts))
+    for name in ("flash", "cudnn"):
+        pts = sorted((p["sk"], p["tflops"]) for p in peers if p["peer"] == name and p["mask"] == mask
+                     and p.get("tflops") and shape(p)[2:] == (4, 512))
+        out.append((f"torch SDPA {name} (bf16, dense)", True, pts))
+    return out
+
+
+def svg_plot(path, device):
+    """Two panels (mask none, causal): TFLOP/s against Sk (log 2), no library."""
+    import math
+    colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
+    W, H, L, T, PW, PH = 1200, 470, 70, 40, 480, 340
+    allpts = [pt for m in ("none", "causal") for _, _, pts in series(m) for pt in pts]
+    if not allpts:
+        return
+    xs = [math.log2(x) for x, _ in allpts]
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y1 = max(y for _, y in allpts) * 1.08
+    el = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+          f'<rect width="{W}" height="{H}" fill="white"/>']
+    for k, mask in enumerate(("none", "causal")):
+        ox = L + k * (PW + 110)
+        px = lambda x: ox + (math.log2(x) - x0) / (x1 - x0) * PW
+        py = lambda y: T + PH - y / y1 * PH
+        el.append(f'<rect x="{ox}" y="{T}" width="{PW}" height="{PH}" fill="none" stroke="#888"/>')
+        el.append(f'<text x="{ox + PW / 2}" y="{T - 12}" text-anchor="middle" font-size="13">{device}, mask {mask}</text>')
+        step = 100 if y1 > 300 else 50
+        for v in range(0, int(y1) + 1, step):
+            el.append(f'<line x1="{ox}" x2="{ox + PW}" y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="#eee"/>')
+            el.append(f'<text x="{ox - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{v}</text>')
+        for e in range(int(x0), int(x1) + 1):
+            x = 2 ** e
+            el.append(f'<text x="{px(x):.1f}" y="{T + PH + 16}" text-anchor="middle">{x}</text>')
+        el.append(f'<text x="{ox + PW / 2}" y="{T + PH + 34}" text-anchor="middle">Sk (cached tokens), Sq = 512, B = 4, Hq/Hkv 32/8, D 128</text>')
+        for i, (label, dashed, pts) in enumerate(series(mask)):
+            if not pts:
+                continue
+            c = colors[i % len(colors)]
+            d = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+            dash = ' stroke-dasharray="6,4"' if dashed else ""
+            el.append(f'<polyline points="{d}" fill="none" stroke="{c}" stroke-width="2"{dash}/>')
+            for x, y in pts:
+                el.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{c}"/>')
+            if k == 1:
+                el.append(f'<line x1="{ox + PW + 8}" x2="{ox + PW + 28}" y1="{T + 14 + 16 * i}" y2="{T + 14 + 16 * i}" stroke="{c}" stroke-width="2"{dash}/>')
+                el.append(f'<text x="{ox + PW + 32}" y="{T + 18 + 16 * i}" font-size="9">{label}</text>')
+    el.append(f'<text x="16" y="{T + PH / 2}" transform="rotate(-90 16 {T + PH / 2})" text-anchor="middle">TFLOP/s (2 x visible pairs x Hq x (D + Dv))</text>')
+    el.append("</svg>")
+    open(path, "w").write("\n".join(el) + "\n")
+
+
+device = ours[0].get("device", {}).get("name", "H200") if ours else "H200"
 try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 except ImportError:
+    svg_plot(os.path.join(d, "bench.svg"), device)
     sys.exit(0)
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
 for ax, mask in zip(axes, ["none", "causal"]):
