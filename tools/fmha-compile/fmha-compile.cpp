@@ -64,14 +64,15 @@ static cl::opt<bool> optWarpSpecialize(
     "warp-specialize",
     cl::desc("sm_90a: run fmha-warp-specialize: a producer warpgroup stages K/V "
              "for two consumer warpgroups (one query head each, mbarrier "
-             "handoff, setmaxnreg); off by default"),
-    cl::init(false), cl::cat(kToolCategory));
+             "handoff, setmaxnreg); on by default (--warp-specialize=false: one "
+             "warpgroup)"),
+    cl::init(true), cl::cat(kToolCategory));
 static cl::opt<bool> optTransposeV(
     "producer-transposes-v",
     cl::desc("with --warp-specialize: the producer warpgroup transposes each V "
              "tile into a ring the consumers read as it is (else each consumer "
-             "transposes it)"),
-    cl::init(false), cl::cat(kToolCategory));
+             "transposes it); on by default"),
+    cl::init(true), cl::cat(kToolCategory));
 static cl::opt<bool> optPingPong(
     "ping-pong",
     cl::desc("with --warp-specialize: run fmha-ping-pong: the consumer "

@@ -61,8 +61,8 @@ static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init
 static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
-static cl::opt<bool> optWarpSpecialize("warp-specialize", cl::desc("sm_90a: run fmha-warp-specialize (a producer warpgroup staging K/V, two consumer warpgroups, one query head each; off by default)"), cl::init(false), cl::cat(kToolCategory));
-static cl::opt<bool> optTransposeV("producer-transposes-v", cl::desc("with --warp-specialize: the producer transposes each V tile (else each consumer does)"), cl::init(false), cl::cat(kToolCategory));
+static cl::opt<bool> optWarpSpecialize("warp-specialize", cl::desc("sm_90a: run fmha-warp-specialize (a producer warpgroup staging K/V, two consumer warpgroups, one query head each; on by default, =false for one warpgroup)"), cl::init(true), cl::cat(kToolCategory));
+static cl::opt<bool> optTransposeV("producer-transposes-v", cl::desc("with --warp-specialize: the producer transposes each V tile (else each consumer does; on by default)"), cl::init(true), cl::cat(kToolCategory));
 static cl::opt<bool> optPingPong("ping-pong", cl::desc("with --warp-specialize: run fmha-ping-pong (the consumers issue S = Q K^T in turn)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<int64_t> optKvStages("kv-stages", cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring (default 2)"), cl::init(2), cl::cat(kToolCategory));
 static cl::opt<bool> optOverlap("overlap-score-mma", cl::desc("sm_90a: run fmha-overlap-score-mma (S = Q K^T started before the V tile's wait and transpose; off by default)"), cl::init(false), cl::cat(kToolCategory));

@@ -41,10 +41,12 @@ struct CompileOptions {
   /// on an H100 (bench/NOTES.md, 2026-12-05 fifth session).
   bool overlapScoreMma = false;
   /// sm_90a with `pipeline`: fmha-warp-specialize (a producer warpgroup,
-  /// two consumer warpgroups).
-  bool warpSpecialize = false;
+  /// two consumer warpgroups; a grid it cannot split keeps one warpgroup).
+  /// On by default with transposeV (bench/NOTES.md, 2026-12-06: 1.14-1.17x
+  /// at pages 64 and 1024 on an H100, the full sm_90a matrix passing).
+  bool warpSpecialize = true;
   /// With warpSpecialize: the producer transposes each V tile.
-  bool transposeV = false;
+  bool transposeV = true;
   /// With warpSpecialize: the consumers take turns at S (fmha-ping-pong).
   bool pingPong = false;
   /// With `pipeline`: stages of each K/V ring (at least 2).

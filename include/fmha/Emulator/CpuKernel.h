@@ -43,9 +43,9 @@ struct CpuKernelOptions {
   bool pipeline = true;
   /// fmha-overlap-score-mma on sm_90a (as fmha-compile's; off by default).
   bool overlapScoreMma = false;
-  /// fmha-warp-specialize on sm_90a (as fmha-compile's; off by default).
-  bool warpSpecialize = false;
-  bool transposeV = false; ///< with warpSpecialize: the producer transposes V
+  /// fmha-warp-specialize on sm_90a (as fmha-compile's; on by default).
+  bool warpSpecialize = true;
+  bool transposeV = true; ///< with warpSpecialize: the producer transposes V
   bool pingPong = false;   ///< with warpSpecialize: fmha-ping-pong
   int64_t kvStages = 2;    ///< with `pipeline`: stages of each K/V ring
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.

@@ -154,10 +154,13 @@ struct LaneKernelOptions {
   /// sm_90a, with `pipeline`: fmha-overlap-score-mma.
   bool overlapScoreMma = false;
   /// sm_90a, with `pipeline`: fmha-warp-specialize (a producer warpgroup
-  /// and two consumer warpgroups, one query head each).
-  bool warpSpecialize = false;
+  /// and two consumer warpgroups, one query head each; grids it cannot
+  /// split keep one warpgroup). On by default with transposeV: measured
+  /// 1.14-1.17x at pages 64 and 1024, Sk >= 8k, on an H100, the full sm_90a
+  /// matrix passing on it (bench/NOTES.md, 2026-12-06).
+  bool warpSpecialize = true;
   /// With warpSpecialize: the producer transposes V (transpose-v).
-  bool transposeV = false;
+  bool transposeV = true;
   /// With warpSpecialize: fmha-ping-pong (the consumers take turns at S).
   bool pingPong = false;
   /// With `pipeline`: stages of each K/V ring (fmha-pipeline-kv-stages).
