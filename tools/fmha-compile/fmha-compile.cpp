@@ -13,6 +13,7 @@
 #include "fmha/Dialect/Fmha/IR/FmhaDialect.h"
 #include "fmha/Support/Chips.h"
 #include "../common/AtomicOutput.h"
+#include "../common/KernelFlags.h"
 #include "../common/RequestFlags.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -42,54 +43,6 @@ static cl::opt<unsigned> optLinkTimeout(
     "link-timeout",
     cl::desc("seconds before ld.lld (the HSACO link) is killed; 0: never"),
     cl::init(mlir::fmha::kDefaultLinkSeconds), cl::cat(kToolCategory));
-static cl::opt<bool> optCompileNoFolds("no-folds", cl::desc("skip the folds"),
-                                       cl::init(false), cl::cat(kToolCategory));
-static cl::opt<bool> optCompileNoPeel(
-    "no-peel",
-    cl::desc("skip fmha-peel-masked-tiles: every KV tile masked (measurements)"),
-    cl::init(false), cl::cat(kToolCategory));
-static cl::opt<bool> optCompilePipeline(
-    "pipeline",
-    cl::desc("sm_90 / sm_90a: run fmha-pipeline-kv-stages: the full tiles' K/V staged "
-             "one tile ahead by cp.async into a 2-stage ring (on by default; "
-             "--pipeline=false for the synchronous loop)"),
-    cl::init(true), cl::cat(kToolCategory));
-static cl::opt<bool> optCompileOverlap(
-    "overlap-score-mma",
-    cl::desc("sm_90a: run fmha-overlap-score-mma: S = Q K^T started before the V "
-             "tile's wait and transpose, waited for where S is first used (off by "
-             "default)"),
-    cl::init(false), cl::cat(kToolCategory));
-static cl::opt<bool> optWarpSpecialize(
-    "warp-specialize",
-    cl::desc("sm_90a: run fmha-warp-specialize: a producer warpgroup stages K/V "
-             "for two consumer warpgroups (one query head each, mbarrier "
-             "handoff, setmaxnreg); on by default (--warp-specialize=false: one "
-             "warpgroup)"),
-    cl::init(true), cl::cat(kToolCategory));
-static cl::opt<bool> optTransposeV(
-    "producer-transposes-v",
-    cl::desc("with --warp-specialize: the producer warpgroup transposes each V "
-             "tile into a ring the consumers read as it is (else each consumer "
-             "transposes it); on by default"),
-    cl::init(true), cl::cat(kToolCategory));
-static cl::opt<bool> optPingPong(
-    "ping-pong",
-    cl::desc("with --warp-specialize: run fmha-ping-pong: the consumer "
-             "warpgroups issue S = Q K^T in turn (named barriers), so their "
-             "products alternate on the tensor cores"),
-    cl::init(false), cl::cat(kToolCategory));
-static cl::opt<int64_t> optKvStages(
-    "kv-stages",
-    cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring in shared "
-             "memory (fmha-pipeline-kv-stages; default 2, at least 2)"),
-    cl::init(2), cl::cat(kToolCategory));
-static cl::opt<std::string> optVdRoute(
-    "vd-route",
-    cl::desc("the V-descale route to state instead of the compiler's choice: "
-             "scalar | page_groups | scaled_p | exp2_bias (auto: chosen; "
-             "docs/REGIMES.md); a route the request cannot take is an error"),
-    cl::init("auto"), cl::cat(kToolCategory));
 static cl::opt<bool> optCubin(
     "cubin", cl::desc("sm_90: also write NAME.cubin with ptxas (from PATH or "
                       "/usr/local/cuda/bin); exit 3 without it"),
@@ -146,15 +99,7 @@ int main(int argc, char **argv) {
   opts.chip = optChip;
   opts.emit = optEmit;
   opts.toolkit = optToolkit;
-  opts.folds = !optCompileNoFolds;
-  opts.peel = !optCompileNoPeel;
-  opts.pipeline = optCompilePipeline;
-  opts.overlapScoreMma = optCompileOverlap;
-  opts.warpSpecialize = optWarpSpecialize;
-  opts.transposeV = optTransposeV;
-  opts.pingPong = optPingPong;
-  opts.kvStages = optKvStages;
-  opts.vdRoute = optVdRoute;
+  applyKernelFlags(opts);
   opts.linkSeconds = optLinkTimeout;
   bool bad = false;
   FailureOr<mlir::fmha::CompileResult> res =

@@ -23,6 +23,7 @@
 #include "fmha/Request/RequestModule.h"
 #include "fmha/Support/Chips.h"
 #include "../common/AtomicOutput.h"
+#include "../common/KernelFlags.h"
 #include "../common/RequestFlags.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,15 +62,6 @@ static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init
 static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
-static cl::opt<bool> optWarpSpecialize("warp-specialize", cl::desc("sm_90a: run fmha-warp-specialize (a producer warpgroup staging K/V, two consumer warpgroups, one query head each; on by default, =false for one warpgroup)"), cl::init(true), cl::cat(kToolCategory));
-static cl::opt<bool> optTransposeV("producer-transposes-v", cl::desc("with --warp-specialize: the producer transposes each V tile (else each consumer does; on by default)"), cl::init(true), cl::cat(kToolCategory));
-static cl::opt<bool> optPingPong("ping-pong", cl::desc("with --warp-specialize: run fmha-ping-pong (the consumers issue S = Q K^T in turn)"), cl::init(false), cl::cat(kToolCategory));
-static cl::opt<int64_t> optKvStages("kv-stages", cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring (default 2)"), cl::init(2), cl::cat(kToolCategory));
-static cl::opt<bool> optOverlap("overlap-score-mma", cl::desc("sm_90a: run fmha-overlap-score-mma (S = Q K^T started before the V tile's wait and transpose; off by default)"), cl::init(false), cl::cat(kToolCategory));
-static cl::opt<std::string> optVdRoute("vd-route", cl::desc("the V-descale route to state instead of the compiler's choice: scalar | page_groups | scaled_p | exp2_bias | per_key (host) (auto: chosen; docs/REGIMES.md)"), cl::init("auto"), cl::cat(kToolCategory));
-static cl::opt<bool> optPipeline("pipeline", cl::desc("sm_90 / sm_90a: run fmha-pipeline-kv-stages (K/V of the next full tile staged by cp.async into a 2-stage ring; the lane emulator copies at once; on by default, --pipeline=false for the synchronous loop)"), cl::init(true), cl::cat(kToolCategory));
-static cl::opt<bool> optNoPeel("no-peel", cl::desc("skip fmha-peel-masked-tiles on a GPU target: every KV tile masked (measurements; the host never peels)"), cl::init(false), cl::cat(kToolCategory));
-static cl::opt<bool> optNoFolds("no-folds", cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<bool> optReverseLanes("reverse-lanes", cl::desc("test hook (lane targets): run the lanes from the last thread to the first (with warp roles: the consumers ahead of the producer)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::list<int64_t> optGridPad("grid-pad", cl::desc("test hook (lane targets): X,Y,Z extra workgroups in each grid dimension, as a launch captured for a larger batch runs"), cl::CommaSeparated, cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
@@ -391,15 +383,7 @@ int main(int argc, char **argv) {
   }
   mlir::fmha::CpuKernelOptions kopt;
   kopt.target = optTarget;
-  kopt.folds = !optNoFolds;
-  kopt.peel = !optNoPeel;
-  kopt.pipeline = optPipeline;
-  kopt.overlapScoreMma = optOverlap;
-  kopt.warpSpecialize = optWarpSpecialize;
-  kopt.transposeV = optTransposeV;
-  kopt.pingPong = optPingPong;
-  kopt.kvStages = optKvStages;
-  kopt.vdRoute = optVdRoute;
+  applyKernelFlags(kopt);
   kopt.optLevel = optOptLevel;
   kopt.blockM = optBlockM;
   kopt.blockN = optBlockN;

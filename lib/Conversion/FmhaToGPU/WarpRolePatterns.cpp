@@ -144,30 +144,22 @@ Value turnBarrier(ImplicitLocOpBuilder &b, const LaneContext &lc, Value c) {
   return arith::AddIOp::create(b, i, laneConstI32(b, lc.turnBarrierBase()));
 }
 
-/// Consumer c waits at its turn barrier for the previous consumer's
-/// arrival: the barrier counts c's threads and the passer's.
-struct TurnTakePattern : LanePattern<TurnTakeOp> {
-  using LanePattern::LanePattern;
-  LogicalResult matchAndRewrite(TurnTakeOp op, OneToNOpAdaptor a,
+/// fmha.turn_take (`Take`): consumer c waits at its turn barrier for the
+/// previous consumer's arrival (the barrier counts c's threads and the
+/// passer's). fmha.turn_pass: c arrives at consumer (c + 1) % n's.
+template <typename OpT, bool Take> struct TurnPattern : LanePattern<OpT> {
+  using LanePattern<OpT>::LanePattern;
+  using Adaptor = typename OpConversionPattern<OpT>::OneToNOpAdaptor;
+  LogicalResult matchAndRewrite(OpT op, Adaptor a,
                                 ConversionPatternRewriter &rw) const override {
+    const LaneContext &lc = this->lc;
     ImplicitLocOpBuilder b(op.getLoc(), rw);
     Value c = a.getConsumer()[0];
     emitIf(b, a.getEnabled()[0], [&] {
-      lc.ti.groupBarrier(b, b.getLoc(), turnBarrier(b, lc, c), 2 * lc.roleThreads);
-    });
-    rw.eraseOp(op);
-    return success();
-  }
-};
-
-/// Consumer c arrives at consumer (c + 1) % n's turn barrier.
-struct TurnPassPattern : LanePattern<TurnPassOp> {
-  using LanePattern::LanePattern;
-  LogicalResult matchAndRewrite(TurnPassOp op, OneToNOpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    ImplicitLocOpBuilder b(op.getLoc(), rw);
-    Value c = a.getConsumer()[0];
-    emitIf(b, a.getEnabled()[0], [&] {
+      if (Take) {
+        lc.ti.groupBarrier(b, b.getLoc(), turnBarrier(b, lc, c), 2 * lc.roleThreads);
+        return;
+      }
       Value next = arith::RemUIOp::create(
           b, arith::AddIOp::create(b, c, arith::ConstantIndexOp::create(b, 1)),
           arith::ConstantIndexOp::create(b, lc.consumers));
@@ -177,6 +169,8 @@ struct TurnPassPattern : LanePattern<TurnPassOp> {
     return success();
   }
 };
+using TurnTakePattern = TurnPattern<TurnTakeOp, true>;
+using TurnPassPattern = TurnPattern<TurnPassOp, false>;
 
 } // namespace
 

@@ -1,0 +1,92 @@
+//===- KernelFlags.h - the lowering flags shared by the tools ---*- C++ -*-===//
+//
+// The flags that choose how a request is lowered (the folds, the peel, the
+// NVIDIA staging, warp specialization and its forms, the V-descale route),
+// shared by fmha-compile and fmha-run so both take the same spelling and
+// defaults. applyKernelFlags fills the libraries' option structs
+// (mlir::fmha::CompileOptions, mlir::fmha::CpuKernelOptions: the same
+// field names). Tools only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FMHA_TOOLS_COMMON_KERNELFLAGS_H
+#define FMHA_TOOLS_COMMON_KERNELFLAGS_H
+
+#include "ToolMain.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <cstdint>
+#include <string>
+
+namespace fmha_tools {
+namespace cl = llvm::cl;
+
+inline cl::opt<bool> optNoFolds(
+    "no-folds",
+    cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"),
+    cl::init(false), cl::cat(kToolCategory));
+inline cl::opt<bool> optNoPeel(
+    "no-peel",
+    cl::desc("skip fmha-peel-masked-tiles on a GPU target: every KV tile masked "
+             "(measurements; the host never peels)"),
+    cl::init(false), cl::cat(kToolCategory));
+inline cl::opt<bool> optPipeline(
+    "pipeline",
+    cl::desc("sm_90 / sm_90a: run fmha-pipeline-kv-stages: the full tiles' K/V "
+             "staged one tile ahead by cp.async into a 2-stage ring (on by "
+             "default; --pipeline=false for the synchronous loop; the lane "
+             "emulator copies at once)"),
+    cl::init(true), cl::cat(kToolCategory));
+inline cl::opt<bool> optOverlapScoreMma(
+    "overlap-score-mma",
+    cl::desc("sm_90a: run fmha-overlap-score-mma: S = Q K^T started before the V "
+             "tile's wait and transpose, waited for where S is first used (off by "
+             "default)"),
+    cl::init(false), cl::cat(kToolCategory));
+inline cl::opt<bool> optWarpSpecialize(
+    "warp-specialize",
+    cl::desc("sm_90a: run fmha-warp-specialize: a producer warpgroup stages K/V "
+             "for two consumer warpgroups (one query head each, mbarrier "
+             "handoff, setmaxnreg); on by default (--warp-specialize=false: one "
+             "warpgroup)"),
+    cl::init(true), cl::cat(kToolCategory));
+inline cl::opt<bool> optTransposeV(
+    "producer-transposes-v",
+    cl::desc("with --warp-specialize: the producer warpgroup transposes each V "
+             "tile into a ring the consumers read as it is (else each consumer "
+             "transposes it); on by default"),
+    cl::init(true), cl::cat(kToolCategory));
+inline cl::opt<bool> optPingPong(
+    "ping-pong",
+    cl::desc("with --warp-specialize: run fmha-ping-pong: the consumer "
+             "warpgroups issue S = Q K^T in turn (named barriers), so their "
+             "products alternate on the tensor cores (off by default)"),
+    cl::init(false), cl::cat(kToolCategory));
+inline cl::opt<int64_t> optKvStages(
+    "kv-stages",
+    cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring in shared "
+             "memory (fmha-pipeline-kv-stages; default 2, at least 2)"),
+    cl::init(2), cl::cat(kToolCategory));
+inline cl::opt<std::string> optVdRoute(
+    "vd-route",
+    cl::desc("the V-descale route to state instead of the compiler's choice: "
+             "scalar | page_groups | scaled_p | exp2_bias, and per_key on "
+             "fmha-run's host target (auto: chosen; docs/REGIMES.md); a route "
+             "the request cannot take is an error"),
+    cl::init("auto"), cl::cat(kToolCategory));
+
+/// The flags into `o` (CompileOptions or CpuKernelOptions).
+template <typename Options> void applyKernelFlags(Options &o) {
+  o.folds = !optNoFolds;
+  o.peel = !optNoPeel;
+  o.pipeline = optPipeline;
+  o.overlapScoreMma = optOverlapScoreMma;
+  o.warpSpecialize = optWarpSpecialize;
+  o.transposeV = optTransposeV;
+  o.pingPong = optPingPong;
+  o.kvStages = optKvStages;
+  o.vdRoute = optVdRoute;
+}
+
+} // namespace fmha_tools
+
+#endif // FMHA_TOOLS_COMMON_KERNELFLAGS_H
