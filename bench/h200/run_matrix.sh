@@ -50,6 +50,8 @@ BUILD_DIR=${BUILD_DIR:-build-dev-gpu}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 mkdir -p "$OUT/cases" || exit 2
+# No case's files from an earlier run into the same folder.
+rm -f "$OUT/cases/"*
 OUT=$(cd "$OUT" && pwd)
 KDIR=$(cd "$KDIR" && pwd)
 
@@ -141,6 +143,7 @@ for manifest in "${manifests[@]}"; do
     fi
     [ "$left" -lt "$limit" ] && limit=$left
   fi
+  echo "$limit" > "$OUT/cases/$name.limit"
   (
     timeout -k 10 "$limit" "$RUNNER" "$manifest" --json \
       --repeat "$REPEAT" "$@" > "$OUT/cases/$name.out" 2> "$OUT/cases/$name.err" < /dev/null
@@ -156,24 +159,33 @@ for manifest in "${manifests[@]}"; do
   out=$OUT/cases/$name.out
   err=$OUT/cases/$name.err
   rc=$(cat "$OUT/cases/$name.rc" 2>/dev/null || echo 99)
-  line=$(grep -m 1 '^{' "$out" 2>/dev/null || true)
+  limit=$(cat "$OUT/cases/$name.limit" 2>/dev/null || echo "$CASE_TIMEOUT")
+  # Killed at a limit the budget cut short: not finished, not a timeout.
+  if { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && [ "$limit" -lt "$CASE_TIMEOUT" ]; then
+    rc=97
+  fi
+  line=""
+  [ "$rc" = 98 ] || line=$(grep -m 1 '^{' "$out" 2>/dev/null || true)
   case $rc in
     0) status=PASS ;;
     1) status=FAIL ;;
     2) status="ERROR (input)" ;;
     3) status="ERROR (CUDA)" ;;
     124 | 137) status="TIMEOUT (${CASE_TIMEOUT}s)" ;;
+    97) status="CUT (budget)" ;;
     98) status="NOT RUN" ;;
     *) status="CRASH (rc=$rc)" ;;
   esac
   case $rc in
     0) npass=$((npass + 1)) ;;
     1) nfail=$((nfail + 1)) ;;
-    98) nnotrun=$((nnotrun + 1)) ;;
+    97 | 98) nnotrun=$((nnotrun + 1)) ;;
     *) nerror=$((nerror + 1)) ;;
   esac
   note=""
-  if [ "$rc" = 98 ]; then
+  if [ "$rc" = 97 ]; then
+    note="stopped after ${limit} s, when the ${BUDGET} s budget ran out"
+  elif [ "$rc" = 98 ]; then
     note="not started: the ${BUDGET} s budget was spent"
   elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     note="killed after ${CASE_TIMEOUT} s (oracle and emulation run on the CPU; see cases/$name.err)"
@@ -215,10 +227,10 @@ for manifest in "${manifests[@]}"; do
 done
 
 notrun=""
-[ "$nnotrun" -gt 0 ] && notrun=", $nnotrun not run (budget spent)"
+[ "$nnotrun" -gt 0 ] && notrun=", $nnotrun not run or cut (budget spent)"
 {
   echo
   echo "$total cases: $npass pass, $nfail fail (SPEC section 6 not met), $nerror error/timeout/crash$notrun."
 } >> "$MD"
-echo "run_matrix: $total cases: $npass pass, $nfail fail, $nerror error/timeout/crash, $nnotrun not run; table: $MD"
+echo "run_matrix: $total cases: $npass pass, $nfail fail, $nerror error/timeout/crash, $nnotrun not run or cut; table: $MD"
 exit 0

@@ -50,7 +50,7 @@ def svg_plot(path, device):
     """Two panels (mask none, causal): TFLOP/s against Sk (log 2), no library."""
     import math
     colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
-    W, H, L, T, PW, PH = 1200, 470, 70, 40, 480, 340
+    W, H, L, T, PW, PH = 1420, 470, 70, 40, 480, 340
     allpts = [pt for m in ("none", "causal") for _, _, pts in series(m) for pt in pts]
     if not allpts:
         return

@@ -64,6 +64,7 @@ static Result compileIn(MLIRContext &ctx, const Request &request,
   options.chip = target.chip;
   options.toolkit = target.toolkit;
   options.folds = target.folds;
+  options.warpSpecialize = target.warpSpecialize;
   options.linkSeconds = target.linkSeconds;
   switch (target.format) {
   case Format::Binary: options.emit = "bin"; break;

@@ -89,6 +89,9 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   o.folds = options.folds;
   o.peel = options.peel;
   o.pipeline = options.pipeline;
+  o.warpSpecialize = options.warpSpecialize;
+  o.transposeV = options.transposeV;
+  o.pingPong = options.pingPong;
   o.vdRoute = options.vdRoute;
   return o;
 }

@@ -2,6 +2,7 @@
 #include "fmha/Reference/MmaSum.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -58,6 +59,9 @@ template <int64_t kStride>
 float step(float c, const float *a, DType ta, const float *b, int64_t stride,
            DType tb, int64_t n) {
   const int64_t bs = kStride ? kStride : stride;
+  // fp8 operands only: every value decodes to a normal f32 or zero, whose
+  // exponent field gives its exponent.
+  assert(isFp8(ta) && isFp8(tb) && "wgmmaFp8Step models fp8 operands");
   const int ma = minNormalExp(ta), mb = minNormalExp(tb);
   // The largest exponent among the nonzero terms (a zero operand: far
   // below any other), and whether every input is finite.
@@ -89,7 +93,8 @@ float step(float c, const float *a, DType ta, const float *b, int64_t stride,
   // The sum cut toward zero to 14 significant bits.
   const bool neg = s < 0;
   uint64_t m = neg ? uint64_t(0) - static_cast<uint64_t>(s) : static_cast<uint64_t>(s);
-  const int es = 63 - __builtin_clzll(m);
+  // m < 2^22 (33 terms below 2^16): exact as a double.
+  const int es = std::ilogb(static_cast<double>(m));
   if (es > kWgmmaFp8FractionBits) {
     const int drop = es - kWgmmaFp8FractionBits;
     m = (m >> drop) << drop;

@@ -22,7 +22,8 @@ namespace cl = llvm::cl;
 
 inline cl::opt<bool> optNoFolds(
     "no-folds",
-    cl::desc("skip fmha-fold-descales and fmha-fold-exp2-shift (measurements)"),
+    cl::desc("skip the folds: fmha-fold-descales, fmha-fold-exp2-shift, "
+             "fmha-fold-vd-exp2, fmha-fold-vd-rescale (measurements)"),
     cl::init(false), cl::cat(kToolCategory));
 inline cl::opt<bool> optNoPeel(
     "no-peel",

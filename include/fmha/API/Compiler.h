@@ -47,6 +47,10 @@ struct Target {
   /// it exists, else Debian's ld.lld through a private temporary folder.
   std::string toolkit;
   bool folds = true; ///< the seed's folds (exp2 shift, descales, vd rescale)
+  /// sm_90a: a producer warpgroup stages K/V (and transposes V) for two
+  /// consumer warpgroups (fmha-warp-specialize; docs/GPU_LOWERING.md);
+  /// false: one warpgroup. Other chips ignore it.
+  bool warpSpecialize = true;
   /// ld.lld (the HSACO link) is killed after this many seconds (0: never);
   /// the compile then fails with a diagnostic.
   unsigned linkSeconds = 120;

@@ -43,7 +43,8 @@ struct CompileOptions {
   /// sm_90a with `pipeline`: fmha-warp-specialize (a producer warpgroup,
   /// two consumer warpgroups; a grid it cannot split keeps one warpgroup).
   /// On by default with transposeV (bench/NOTES.md, 2026-12-06: 1.14-1.17x
-  /// at pages 64 and 1024 on an H100, the full sm_90a matrix passing).
+  /// at page 1024, 1.03-1.16x at page 64 on an H100, the full sm_90a matrix
+  /// passing with it).
   bool warpSpecialize = true;
   /// With warpSpecialize: the producer transposes each V tile.
   bool transposeV = true;

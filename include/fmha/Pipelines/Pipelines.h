@@ -73,6 +73,22 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "K/V staged one tile ahead by cp.async; on by default: "
                      "1.15-1.39x on the H200, bench/NOTES.md)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("sm_90a: run fmha-warp-specialize (a producer warpgroup, "
+                     "two consumer warpgroups; on by default, false for one "
+                     "warpgroup)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> transposeV{
+      *this, "producer-transposes-v",
+      llvm::cl::desc("with warp-specialize: the producer transposes each V "
+                     "tile (on by default; false: each consumer does)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> pingPong{
+      *this, "ping-pong",
+      llvm::cl::desc("with warp-specialize: run fmha-ping-pong (the consumers "
+                     "issue S = Q K^T in turn; off by default)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> vdRoute{
       *this, "vd-route",
       llvm::cl::desc("fmha-select-config's vd-route: the V-descale route to "
@@ -156,8 +172,9 @@ struct LaneKernelOptions {
   /// sm_90a, with `pipeline`: fmha-warp-specialize (a producer warpgroup
   /// and two consumer warpgroups, one query head each; grids it cannot
   /// split keep one warpgroup). On by default with transposeV: measured
-  /// 1.14-1.17x at pages 64 and 1024, Sk >= 8k, on an H100, the full sm_90a
-  /// matrix passing on it (bench/NOTES.md, 2026-12-06).
+  /// 1.14-1.17x at page 1024 and 1.16x at page 64 causal (1.03-1.04x at
+  /// page 64 without a mask), Sk >= 8k, on an H100, the full sm_90a matrix
+  /// passing with it (bench/NOTES.md, 2026-12-06).
   bool warpSpecialize = true;
   /// With warpSpecialize: the producer transposes V (transpose-v).
   bool transposeV = true;

@@ -77,3 +77,18 @@
 // RUN:   | FileCheck %s --check-prefix=SINGLE
 // SINGLE: fmha.warp_roles consumers(1)
 // SINGLE-NOT: fmha.turn_
+//
+// Every consumer must take its turns the same number of times, so the
+// loops and guards around each S must not depend on the consumer: a loop
+// bound or an scf.if condition computed from the consumer index leaves the
+// roles alone (the same IR with a consumer-independent bound takes turns).
+// RUN: fmha-opt %S/Inputs/ping-pong-counts.mlir --fmha-ping-pong | FileCheck %s --check-prefix=COUNTS
+// COUNTS-LABEL: func.func @same_bound
+// COUNTS: fmha.turn_pass
+// COUNTS: fmha.turn_take
+// COUNTS: fmha.tile_mma
+// COUNTS-NEXT: fmha.turn_pass
+// COUNTS-LABEL: func.func @per_consumer_bound
+// COUNTS-NOT: fmha.turn_
+// COUNTS-LABEL: func.func @per_consumer_guard
+// COUNTS-NOT: fmha.turn_

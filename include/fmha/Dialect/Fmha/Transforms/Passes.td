@@ -473,10 +473,10 @@ def FmhaPingPong : Pass<"fmha-ping-pong"> {
     with consumer 0's take of the last pass.
 
     Left alone: warp roles with one consumer, and consumers whose S
-    products do not all stand directly in the bodies of KV loops (the
-    turns must come in the same number on every consumer: the KV loops'
-    bounds do not depend on the consumer, fmha-warp-specialize's rule).
-    Idempotent.
+    products do not all stand directly in the bodies of KV loops, or
+    whose loops and guards around an S depend on the consumer index (each
+    consumer must take its turns the same number of times: every loop
+    bound and scf.if condition around each S is checked). Idempotent.
 
     ```mlir
     // consumer(%c): in each KV loop
