@@ -87,6 +87,23 @@ TEST(Compiler, Formats) {
   EXPECT_NE(ll.kernel->binary.find("define amdgpu_kernel"), std::string::npos);
 }
 
+// sm_90a splits the workgroup by warp role by default (3 warpgroups: the
+// manifest's 384 threads); Target::warpSpecialize = false keeps one (128).
+TEST(Compiler, WarpSpecializationIsTheSm90aDefault) {
+  Result ws = compile(small("sm_90a"), on("sm_90a"));
+  ASSERT_TRUE(ws) << ws.diagnostic;
+  EXPECT_NE(ws.kernel->binary.find("setmaxnreg"), std::string::npos);
+  EXPECT_NE(ws.kernel->manifest.find("\"workgroup\": [\n    384,"), std::string::npos)
+      << ws.kernel->manifest;
+  Target one = on("sm_90a");
+  one.warpSpecialize = false;
+  Result single = compile(small("sm_90a"), one);
+  ASSERT_TRUE(single) << single.diagnostic;
+  EXPECT_EQ(single.kernel->binary.find("setmaxnreg"), std::string::npos);
+  EXPECT_NE(single.kernel->manifest.find("\"workgroup\": [\n    128,"), std::string::npos)
+      << single.kernel->manifest;
+}
+
 TEST(Compiler, ThreadsGetTheirOwnKernels) {
   std::vector<std::pair<Request, Target>> jobs = {
       {small("gfx942", 16), on("gfx942", Format::Assembly)},
