@@ -739,8 +739,20 @@ bool runWorkgroup(Launch &L) {
       else if (l.site != b0->site)
         oneSite = false;
     }
-    if (done == threads)
+    if (done == threads) {
+      // Every generation of a named barrier completed: an arrival
+      // (bar.arrive) nobody waited for is a protocol out of balance (the
+      // compiler's turns and handoffs always match theirs).
+      for (int32_t id = 1; id < kNamedBarriers; ++id)
+        if (L.named[id].arrived) {
+          setError("named barrier " + std::to_string(id) + " has " +
+                   std::to_string(L.named[id].arrived) + " of " +
+                   std::to_string(L.named[id].n) +
+                   " arrivals pending when " + workgroup(L) + " ends");
+          return false;
+        }
       return true;
+    }
     if (atBarrier && oneSite && atBarrier + done == threads) {
       // Returned lanes count only as whole waves (a warp that finished, as
       // a warp-specialized producer does): a wave of which some lanes

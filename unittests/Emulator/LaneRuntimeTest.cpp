@@ -672,6 +672,7 @@ TEST(LaneWarpSpecialization, WaitOnACompletedPhaseReturnsAtOnce) {
 struct NamedWorld {
   int64_t rounds = 8;
   int32_t count = 64; // barrier 1's thread count
+  bool drain = true;   // warp 1 ends with barrier 2's last generation
   std::vector<int64_t> sums;
 };
 NamedWorld *gNamed = nullptr;
@@ -696,6 +697,10 @@ void namedLane(int64_t *) {
       fmha_lane_named_barrier(6, 2, 64, 0);
     }
   }
+  // Warp 1 takes warp 2's last arrival at barrier 2 (else it would be
+  // pending when the workgroup ends, an error).
+  if (t >= 32 && t < 64 && w.drain)
+    fmha_lane_named_barrier(7, 2, 64, 1);
   w.sums[t] = sum;
 }
 
@@ -712,9 +717,20 @@ TEST(LaneWarpSpecialization, NamedBarriersOfPartOfTheWorkgroup) {
     EXPECT_EQ(w.sums[32 + t], 0) << "lane " << 32 + t;
     EXPECT_EQ(w.sums[64 + t], ringSum(w.rounds, t)) << "lane " << 64 + t;
   }
-  // Barrier 3 every round, barrier 1 every round, barrier 2 every round (the
-  // last generation's 32 arrivals of warp 2 stay pending: warp 1 is done).
-  EXPECT_EQ(lane::takeLaneRuntimeStats().namedBarriers, 3 * w.rounds - 1);
+  // Barrier 3, 1 and 2 every round.
+  EXPECT_EQ(lane::takeLaneRuntimeStats().namedBarriers, 3 * w.rounds);
+}
+
+TEST(LaneWarpSpecialization, ArrivalsPendingAtTheEndAreAnError) {
+  NamedWorld w;
+  w.drain = false;
+  w.sums.assign(96, -1);
+  gNamed = &w;
+  fmha_lane_launch(namedLane, 1, 1, 1, 96, 1, 1, nullptr, 32);
+  gNamed = nullptr;
+  std::string e = lane::takeLaneRuntimeError();
+  EXPECT_NE(e.find("named barrier 2 has 32 of 64 arrivals pending when"), std::string::npos)
+      << e;
 }
 
 TEST(LaneWarpSpecialization, NamedBarrierCountNotOfWholeWavesIsAnError) {
