@@ -272,11 +272,14 @@ def argument_values(parts, bufs):
 
 
 def grid(manifest, qo_lens=None, max_qo_len=None, batch=None):
-    """The manifest's grid: ceil(max qo_len / block_m) x num_qo_heads x
-    batch (docs/ABI.md), from the query lengths or from their maximum and
-    the batch (no device-to-host read of qo_indptr). max_qo_len and batch
-    may be upper bounds: the extra workgroups return at once, so the grid of
-    the largest batch serves a launch captured once in a CUDA / HIP graph."""
+    """The manifest's grid: ceil(max qo_len / block_m) x the manifest's y
+    (num_qo_heads, or num_qo_heads / 2 for sm_90a's warp-specialized kernel,
+    two heads a workgroup) x batch (docs/ABI.md), from the query lengths or
+    from their maximum and the batch (no device-to-host read of qo_indptr).
+    max_qo_len and batch may be upper bounds: the extra workgroups return at
+    once, so the grid of the largest batch serves a launch captured once in
+    a CUDA / HIP graph. y is exact: a larger y would run heads past the
+    tensors."""
     if "config" in manifest:
         block_m = manifest["config"]["block_m"]
     else:  # manifests before the config was written: the grid's formula
@@ -286,4 +289,13 @@ def grid(manifest, qo_lens=None, max_qo_len=None, batch=None):
         batch = len(qo_lens)
     if max_qo_len is None or batch is None:
         raise ValueError("the grid needs qo_lens, or max_qo_len and batch")
-    return (-(-int(max_qo_len) // block_m), manifest["request"]["num_qo_heads"], int(batch))
+    heads = manifest["request"]["num_qo_heads"]
+    y = manifest.get("grid", {}).get("y", "num_qo_heads")
+    m = re.fullmatch(r"num_qo_heads(?: / (\d+))?", y.strip())
+    if not m:
+        raise ValueError(f"the manifest's grid y is '{y}': expected num_qo_heads or "
+                         "num_qo_heads / N")
+    per = int(m.group(1) or 1)
+    if heads % per:
+        raise ValueError(f"the manifest's grid y is '{y}' for {heads} query heads")
+    return (-(-int(max_qo_len) // block_m), heads // per, int(batch))

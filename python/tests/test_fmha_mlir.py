@@ -30,6 +30,17 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(names[0], "q")
         self.assertIn("out", names)
 
+    def test_sm90a_grid_takes_two_heads_a_workgroup(self):
+        # sm_90a's default kernel is warp-specialized: two query heads a
+        # workgroup, so the launch grid's y is half the heads (a grid of
+        # num_qo_heads would run heads past the tensors).
+        from fmha_mlir import _abi
+        k = fmha_mlir.compile(REQ, chip="sm_90a")
+        self.assertEqual(k.manifest["grid"]["y"], "num_qo_heads / 2")
+        self.assertEqual(_abi.grid(k.manifest, [100, 7]), (2, 16, 2))
+        one = fmha_mlir.compile(REQ, chip="sm_90")
+        self.assertEqual(_abi.grid(one.manifest, [100, 7])[1], 32)
+
     def test_gfx942_takes_fnuz(self):
         req = dict(REQ, q_dtype="f8E4M3FNUZ", kv_dtype="f8E4M3FNUZ")
         k = fmha_mlir.compile(req, chip="gfx942")
