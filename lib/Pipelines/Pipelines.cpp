@@ -220,8 +220,9 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     // on an H100, bench/NOTES.md).
     if (options.overlapScoreMma && info->warpgroupMma)
       pm.addPass(createFmhaOverlapScoreMma());
-    // sm_90a, when asked: the grid point split into a producer warpgroup
-    // and two consumer warpgroups (fmha-warp-specialize).
+    // sm_90a, by default: the grid point split into a producer warpgroup
+    // and two consumer warpgroups (fmha-warp-specialize; grids it cannot
+    // split keep one warpgroup).
     if (options.warpSpecialize && info->warpgroupMma) {
       FmhaWarpSpecializeOptions ws;
       ws.transposeV = options.transposeV;

@@ -1,10 +1,15 @@
 // The GPU pipelines' warp-specialization options on sm_90a (the lane
 // pipeline, whose kernel runs on the lane emulator): on by default (the
 // handoff's 4 mbarriers, initialised by thread 0: 2 stages x filled and
-// free; the named barriers of the consumers and the producer);
+// free; 5 named-barrier calls: the consumer's before its pipelined loop
+// (its Q writes), three in its masked-tile loop (before the tile's writes,
+// after them before the products, at the iteration's end), and the
+// producer's before its V transpose);
 // warp-specialize=false gives the one-warpgroup kernel (no mbarrier, no
 // named barrier); ping-pong=true adds the consumers' turns (6 more named
-// barrier calls: 3 takes and 3 passes, test/Target/NVVM/warp-specialize_sm_90a.test).
+// barrier calls: a take and a pass in each of the 2 KV loops, the last
+// consumer's first pass and consumer 0's last take:
+// test/Target/NVVM/warp-specialize_sm_90a.test).
 // RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir > %t.mlir
 // RUN: fmha-opt %t.mlir --fmha-to-lanes-pipeline=chip=sm_90a | FileCheck %s --check-prefix=WS
 // WS-COUNT-4: llvm.call @fmha_lane_mbarrier_init

@@ -9,10 +9,11 @@
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
+#include "Dependence.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
 namespace fmha {
@@ -26,53 +27,14 @@ using namespace mlir::fmha;
 
 namespace {
 
-/// Whether `v` depends on the consumer index `c` (through operands, the
-/// values a region op uses from above, a loop's bounds for its induction
-/// variable, and a carried value's init and yield). Block arguments of any
-/// other op inside the consumer region count as dependent.
-bool dependsOn(Value v, Value c, Region &consumer, DenseSet<Value> &seen) {
-  if (v == c)
-    return true;
-  if (!seen.insert(v).second)
-    return false;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (!consumer.isAncestor(arg.getOwner()->getParent()))
-      return false; // defined outside the roles: the same for every consumer
-    auto loop = dyn_cast<scf::ForOp>(owner);
-    if (!loop)
-      return true;
-    auto dep = [&](Value x) { return dependsOn(x, c, consumer, seen); };
-    if (arg == loop.getInductionVar())
-      return dep(loop.getLowerBound()) || dep(loop.getUpperBound()) ||
-             dep(loop.getStep());
-    unsigned i = arg.getArgNumber() - 1;
-    return dep(loop.getInitArgs()[i]) || dep(loop.getYieldedValues()[i]);
-  }
-  Operation *def = v.getDefiningOp();
-  if (!consumer.isAncestor(def->getParentRegion()))
-    return false;
-  for (Value x : def->getOperands())
-    if (dependsOn(x, c, consumer, seen))
-      return true;
-  bool inner = false;
-  def->walk([&](Operation *op) {
-    for (Value x : op->getOperands())
-      if (!def->isAncestor(x.getParentBlock()->getParentOp()) || x == c)
-        inner = inner || dependsOn(x, c, consumer, seen);
-  });
-  return inner;
-}
-
 /// Whether every consumer reaches `op` the same number of times: the
 /// bounds of each loop around it and the condition of each scf.if around
 /// it do not depend on the consumer index (any other region op around it
 /// is refused).
 bool sameCountForEveryConsumer(Operation *op, WarpRolesOp roles) {
-  Region &consumer = roles.getConsumer();
-  Value c = roles.getConsumerIndex();
-  DenseSet<Value> seen;
-  auto dep = [&](Value x) { return dependsOn(x, c, consumer, seen); };
+  auto dep = [&](Value x) {
+    return dependsOn(x, roles.getConsumerIndex(), roles.getConsumer());
+  };
   for (Operation *p = op->getParentOp(); p != roles; p = p->getParentOp()) {
     if (auto loop = dyn_cast<scf::ForOp>(p)) {
       if (dep(loop.getLowerBound()) || dep(loop.getUpperBound()) || dep(loop.getStep()))

@@ -9,11 +9,12 @@
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
+#include "Dependence.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
-#include <functional>
 
 namespace mlir {
 namespace fmha {
@@ -163,19 +164,7 @@ struct WarpSpecializePass
     // loop's bounds, the stage ops' conditions and tiles, and the ifs around
     // the loop must not depend on the head (they do not today; a per-head
     // bound would leave a stage's free barrier short of arrivals).
-    llvm::DenseMap<Value, bool> memo;
-    std::function<bool(Value)> onHead = [&](Value v) -> bool {
-      if (v == h)
-        return true;
-      auto it = memo.find(v);
-      if (it != memo.end())
-        return it->second;
-      memo[v] = false;
-      bool r = false;
-      if (Operation *def = v.getDefiningOp())
-        r = llvm::any_of(def->getOperands(), onHead);
-      return memo[v] = r;
-    };
+    auto onHead = [&](Value v) { return dependsOn(v, h, grid.getRegion()); };
     SmallVector<Value> fixed{loop.getLowerBound(), loop.getUpperBound()};
     for (Operation *p = loop->getParentOp(); p && p != grid.getOperation();
          p = p->getParentOp())
