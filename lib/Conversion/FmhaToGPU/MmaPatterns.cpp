@@ -196,6 +196,36 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
         lc.inflightMmas[op.getResult()] = std::move(m);
         return done();
       }
+      // Two promoted pieces of N = 128 keys from zero: the tile's key
+      // halves in turn (scoreInHalves), so that three 32-register pieces
+      // are live at the peak where two of 64 were.
+      int64_t n = kv.ldsRows;
+      if (!init && promote > 0 && steps == 2 * promote && n % 16 == 0 &&
+          ti.scoreInHalves()) {
+        auto half = [&](int64_t h, int64_t c0, int64_t c1) {
+          TargetInfo::WarpgroupChain ch = wgPiece(Value(), c0, c1, aOf);
+          for (int64_t c = c0; c < c1; ++c)
+            ch.offsets[c - c0] = lc.ldsTileOffset(kv, h * n / 2, c * l.atom.k);
+          return ch;
+        };
+        auto start = [&](ArrayRef<TargetInfo::WarpgroupChain> chains) {
+          return ti.warpgroupMmaChainsStart(b, b.getLoc(), chains, aElem, kvElem,
+                                            ldsBase, n / 2, kv.ldsCols);
+        };
+        // Group 1: both pieces of the first half; group 2: the second
+        // half's first piece. Group 1 waited for (group 2 still running),
+        // then the second half's second piece into the registers freed.
+        SmallVector<Value> g1 = start({half(0, 0, promote), half(0, promote, steps)});
+        SmallVector<Value> g2 = start({half(1, 0, promote)});
+        SmallVector<Value> w1 = ti.warpgroupMmaWait(b, b.getLoc(), g1, /*pending=*/1);
+        Value s0 = arith::AddFOp::create(b, w1[0], w1[1]);
+        SmallVector<Value> g3 = start({half(1, promote, steps)});
+        SmallVector<Value> w2 =
+            ti.warpgroupMmaWait(b, b.getLoc(), {g2[0], g3[0]}, /*pending=*/0);
+        Value s1 = arith::AddFOp::create(b, w2[0], w2[1]);
+        out.parts = lc.splitAcc(b, laneConcat(b, {s0, s1}));
+        return done();
+      }
       out.parts = lc.splitAcc(b, wgChain(init, 0, steps, aOf));
       return done();
     }

@@ -186,8 +186,10 @@ public:
     return out;
   }
 
+  bool scoreInHalves() const override { return info.warpgroupMma; }
   SmallVector<Value> warpgroupMmaWait(OpBuilder &b, Location loc,
-                                      ArrayRef<Value> inFlight) const override {
+                                      ArrayRef<Value> inFlight,
+                                      int64_t pending) const override {
     // The wait with the accumulators tied in and out: LLVM's
     // llvm.nvvm.wgmma.wait_group has no data operands, so a use of an
     // accumulator could otherwise move above it (HOPPER_NOTES.md 2.3).
@@ -199,7 +201,8 @@ public:
       for (int64_t i = 0; i < n; ++i)
         all.push_back(vector::ExtractOp::create(b, loc, v, i));
     }
-    all = tiedAsm(b, loc, "wgmma.wait_group.sync.aligned 0;", all);
+    all = tiedAsm(b, loc,
+                  "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", all);
     SmallVector<Value> out;
     int64_t at = 0;
     for (auto [v, n] : llvm::zip(inFlight, sizes)) {

@@ -56,7 +56,7 @@ SmallVector<Value> TargetInfo::warpgroupMmaChainsStart(OpBuilder &, Location,
 }
 
 SmallVector<Value> TargetInfo::warpgroupMmaWait(OpBuilder &, Location,
-                                                ArrayRef<Value>) const {
+                                                ArrayRef<Value>, int64_t) const {
   llvm::reportFatalInternalError(
       "TargetInfo::warpgroupMmaWait on a chip without warpgroupMma");
 }

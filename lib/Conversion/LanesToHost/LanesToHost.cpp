@@ -230,8 +230,10 @@ std::optional<Asm> parseAsm(LLVM::InlineAsmOp op) {
     return parseWgmma(op);
   // wgmma.fence / wait_group with their operands tied in and out: the
   // runtime's wgmma is synchronous, so both pass the values through.
+  StringRef waitN = op.getAsmString();
   if (op.getAsmString() == "wgmma.fence.sync.aligned;" ||
-      op.getAsmString() == "wgmma.wait_group.sync.aligned 0;")
+      (waitN.consume_front("wgmma.wait_group.sync.aligned ") && waitN.size() == 2 &&
+       llvm::isDigit(waitN[0]) && waitN[1] == ';'))
     return Asm{Asm::Tied};
   StringRef s = op.getAsmString().trim();
   StringRef mnemonic = s.take_until([](char c) { return c == ' '; });

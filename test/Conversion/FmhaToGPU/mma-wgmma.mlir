@@ -7,20 +7,29 @@
 // RUN: sed -f %S/Inputs/sm_90a.sed %s | fmha-opt --convert-fmha-to-gpu=chip=sm_90a -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 //
-// BlockN 128: one wgmma m64n128k32 per k step: QK 128 / 32 = 4 steps (N =
-// 128 keys), PV 128 / 32 = 4 steps (N = 128 = D), 8 per kernel, 24 in all.
+// BlockN 128: one wgmma per k step: QK 128 / 32 = 4 steps in each half of
+// the 128 keys (m64n64k32, TargetInfo::scoreInHalves), 8 per kernel, 24 in
+// all; PV 128 / 32 = 4 steps (m64n128k32, N = 128 = D), 4 per kernel, 12.
 // A piece holds at most warpgroupMmaPromoteSteps = 2 steps for Q K^T and
-// warpgroupMmaPvPromoteSteps = 4 for an fp8 P V, and two pieces are in
-// flight under one fence, commit and wait: QK 1 per kernel (its 2 pieces);
-// PV scalar 1, page_groups 4 (one-step groups: 32-key pages, each group
-// waited for before its fma into o), scaled_p 1; 9 in all.
-// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" %t.mlir | FileCheck %s --check-prefix=N24
-// RUN: grep -c '"wgmma.fence.sync.aligned;"' %t.mlir | FileCheck %s --check-prefix=N9
-// RUN: grep -c "nvvm.wgmma.commit.group.sync.aligned" %t.mlir | FileCheck %s --check-prefix=N9
+// warpgroupMmaPvPromoteSteps = 4 for an fp8 P V. QK: 3 groups per kernel
+// (the first half's 2 pieces; the second half's first piece, in flight
+// while the first half is waited for with wait_group 1; its second piece,
+// issued after that wait), one wait_group 0; PV under one fence, commit
+// and wait: scalar 1, page_groups 4 (one-step groups: 32-key pages, each
+// group waited for before its fma into o), scaled_p 1. Fences and commits
+// 9 + 6 = 15, wait_group 0 9, wait_group 1 3.
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" %t.mlir | FileCheck %s --check-prefix=N24
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" %t.mlir | FileCheck %s --check-prefix=N12
+// RUN: grep -c '"wgmma.fence.sync.aligned;"' %t.mlir | FileCheck %s --check-prefix=N15
+// RUN: grep -c "nvvm.wgmma.commit.group.sync.aligned" %t.mlir | FileCheck %s --check-prefix=N15
 // RUN: grep -c "wgmma.wait_group.sync.aligned 0" %t.mlir | FileCheck %s --check-prefix=N9
+// RUN: grep -c "wgmma.wait_group.sync.aligned 1" %t.mlir | FileCheck %s --check-prefix=N3
 // RUN: not grep -q "mma.sync" %t.mlir
 // N24: {{^}}24{{$}}
+// N12: {{^}}12{{$}}
+// N15: {{^}}15{{$}}
 // N9: {{^}}9{{$}}
+// N3: {{^}}3{{$}}
 //
 // The staged tiles (Q, K, V^T) are 1024-aligned (the descriptors' swizzle
 // phase); the stores go to swizzled 16-byte chunks (chunk ^ row % 8) and
@@ -42,25 +51,42 @@
 // CHECK: memref.extract_aligned_pointer_as_index
 // CHECK: llvm.inline_asm has_side_effects "wgmma.fence.sync.aligned;"
 // CHECK: arith.constant 4611686293305360384 : i64
-// S = Q K^T, both operands staged (SS): descriptors $64 (Q) and $65 (K).
-// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {$0, $1,
-// CHECK-SAME: $63}, $64, $65, p, 1, 1;\0A}", "=f,
+// S = Q K^T, both operands staged (SS): descriptors $32 (Q) and $33 (K),
+// the first key half (m64n64: 32 accumulators).
+// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0, $1,
+// CHECK-SAME: $31}, $32, $33, p, 1, 1;\0A}", "=f,
 // CHECK-SAME: =f,l,l"
-// CHECK: setp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {$0,
-// CHECK-SAME: $63}, $128, $129, p, 1, 1;
-// The second piece (steps 2 and 3, from zero into registers of its own) is
-// issued before the commit: both in flight under one wait, which all 128
-// accumulators pass through; the pieces are added after it.
+// CHECK: setp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0,
+// CHECK-SAME: $31}, $64, $65, p, 1, 1;
+// The half's second piece (steps 2 and 3, from zero into registers of its
+// own) is issued before the commit; then the second half's first piece,
+// committed as a group of its own.
 // CHECK-NOT: wgmma.wait_group
-// CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {$0,
-// CHECK-SAME: $63}, $64, $65, p, 1, 1;
+// CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0,
+// CHECK-SAME: $31}, $32, $33, p, 1, 1;
 // CHECK-NOT: wgmma.wait_group
+// CHECK: setp.ne.b32 p, 1, 0;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: wgmma.wait_group
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0,
+// CHECK: setp.ne.b32 p, 1, 0;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// The first half waited for (its 64 accumulators pass through the wait;
+// one group, the second half's first piece, still in flight) and summed.
+// CHECK-NOT: wgmma.mma_async
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;", "=f,
+// CHECK-SAME: ,63"
+// CHECK: arith.addf {{.*}} : vector<32xf32>
+// Then the second half's second piece, and a wait for both of its pieces.
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0,
 // CHECK: setp.ne.b32 p, 1, 0;
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: wgmma.mma_async
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,
-// CHECK-SAME: ,127"
-// CHECK: arith.addf {{.*}} : vector<64xf32>
+// CHECK-SAME: ,63"
+// CHECK: arith.addf {{.*}} : vector<32xf32>
 // P V: P packed to fp8 in registers (RS), V^T staged.
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {$0,

@@ -244,8 +244,20 @@ public:
   warpgroupMmaChainsStart(OpBuilder &b, Location loc, ArrayRef<WarpgroupChain> chains,
                           Type aElem, Type bElem, Value ldsBase, int64_t n,
                           int64_t rowBytes) const;
+  /// Waits until at most `pending` of the warpgroup's committed groups
+  /// are in flight (`wgmma.wait_group pending`); `inFlight` are the
+  /// accumulators of the groups it waits for, which pass through it (the
+  /// pending groups' accumulators must not: they pass through a later wait).
   virtual SmallVector<Value> warpgroupMmaWait(OpBuilder &b, Location loc,
-                                              ArrayRef<Value> inFlight) const;
+                                              ArrayRef<Value> inFlight,
+                                              int64_t pending = 0) const;
+  /// S = Q K^T of two promoted pieces from zero issued as the tile's two
+  /// key halves (m64n<N/2>): the first half's pieces and the second's
+  /// first piece in flight, the first half waited for and summed, then the
+  /// second's second piece: 3 x N / 4 accumulators at the peak where the
+  /// whole-N pieces held N (MmaPatterns.cpp). The sums per element are the
+  /// same.
+  virtual bool scoreInHalves() const { return false; }
 
   //===--- elementwise ----------------------------------------------------===//
 
