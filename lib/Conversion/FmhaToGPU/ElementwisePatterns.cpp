@@ -269,7 +269,11 @@ struct ElementwisePattern : public ConversionPattern {
     ImplicitLocOpBuilder b(op->getLoc(), rw);
     auto remap = [&](Value v) { return rw.getRemappedValue(v); };
     auto in = [&](unsigned i) { return lc.unpack(op->getOperand(i), operands[i]); };
-    auto build = [&](ArrayRef<Value> ops, std::optional<int64_t> n) {
+    auto build = [&](ArrayRef<Value> ops, std::optional<int64_t> n) -> Value {
+      // maxnum is the chip's NaN-ignoring max (TargetInfo::maxF: on AMDGPU
+      // with nnan, so no quieting of its operands; docs/SPEC.md, NaN).
+      if (isa<arith::MaxNumFOp>(op) && ops.size() == 2)
+        return lc.ti.maxF(b, b.getLoc(), ops[0], ops[1]);
       OperationState st(op->getLoc(), op->getName());
       st.addOperands(ops);
       Type t = f->elem;

@@ -472,9 +472,10 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
 
 /// Where the chunks of one K/V tile come from (emitKVTile).
 struct KVTileSource {
-  /// The 16-byte chunk at byte column c16 of tile row r, through `view` at
-  /// row `inView` when a view is given.
-  std::function<Value(Value r, Value c16, Value view, Value inView)> load;
+  /// The `bytes`-byte chunk (16, or 8 for V^T words of half chunks) at
+  /// byte column c16 of tile row r, through `view` at row `inView` when a
+  /// view is given.
+  std::function<Value(Value r, Value c16, Value view, Value inView, int64_t bytes)> load;
   /// K only: instead of load and store, start a copy of the chunk to LDS
   /// byte `at` (fmha.stage_kv's asynchronous copies).
   std::function<void(Value r, Value c16, Value at)> copy;
@@ -506,7 +507,9 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   // transpose loads).
   bool vt = f.transposedInLds();
   int64_t chunk = 16, perRow = (vt ? f.ldsRows : f.ldsCols / eb) * eb / chunk;
-  auto loadChunk = src.load;
+  auto loadChunk = [&](Value r, Value c16, Value view, Value inView) {
+    return src.load(r, c16, view, inView, chunk);
+  };
   Value rows = src.view, start = src.start;
   // V: the keys of one word of V^T's key axis (LaneLayout.h, planVWords:
   // 4 keys on AMDGPU and sm_90) are transposed in registers and written as
@@ -516,6 +519,21 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   if (vt) {
     pos = fitBits(bn, [&](int64_t key) { return lc.ti.pvKeyPosition(key); });
     words = planVWords(lc.ti, bn, f.ldsCols, perRow, threads);
+    // Fewer words of 16-byte chunks than threads (gfx942 D 64: 128 for
+    // 256): words of 8-byte chunks, one a thread (4 row loads of 8 bytes,
+    // 16 permutes, 8 dword stores), where every group of 128 threads took
+    // all 128 words of 16 bytes (32 permutes and 16 stores a thread, half
+    // of them storing what the other half stored).
+    int64_t keys16 = words.keys;
+    if (keys16 == 4 && eb == 1 && (bn / keys16) * perRow * 2 == threads &&
+        lc.ti.hasBytePermute()) {
+      VWordPlan half = planVWords(lc.ti, bn, f.ldsCols, perRow * 2, threads);
+      if (half.keys == 4) {
+        chunk = 8;
+        perRow *= 2;
+        words = half;
+      }
+    }
   }
   int64_t keysPer = words.keys;
   bool byKeyGroup = vt && lc.ti.transposeByKeyGroups();
@@ -828,10 +846,11 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     // A chunk as the cache holds it (16 fp8 bytes, 8 16-bit values) at byte
     // column c16, as bytes.
     VectorType et = VectorType::get({chunk / eb}, cacheT.getElementType());
-    auto loadBytes = [&](Value mem, SmallVector<Value> ix) {
+    auto loadBytes = [&](Value mem, SmallVector<Value> ix, int64_t bytes) {
       if (eb == 1)
-        return Value(vector::LoadOp::create(b, vt, mem, ix, /*nontemporal=*/false,
-                                            llvm::Align(chunk)));
+        return Value(vector::LoadOp::create(b, VectorType::get({bytes}, b.getI8Type()), mem,
+                                            ix, /*nontemporal=*/false, llvm::Align(bytes)));
+      assert(bytes == chunk && "16-bit caches load whole chunks");
       ix.back() = arith::DivUIOp::create(b, ix.back(), arith::ConstantIndexOp::create(b, eb));
       Value v = vector::LoadOp::create(b, et, mem, ix, /*nontemporal=*/false,
                                        llvm::Align(chunk));
@@ -889,17 +908,20 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     };
     // One 16-byte row chunk of key start + r (zero past the sequence),
     // through `view` at row `inView` when there is one.
-    auto loadChunk = [&](Value r, Value c16, Value view, Value inView) {
+    auto loadChunk = [&](Value r, Value c16, Value view, Value inView, int64_t bytes) {
       if (view) {
         Value c0 = arith::ConstantIndexOp::create(b, 0);
         Value ri = laneToIndex(b, inView), ci = laneToIndex(b, c16);
         SmallVector<Value> ix = nhd ? SmallVector<Value>{c0, ri, c0, ci}
                                     : SmallVector<Value>{c0, c0, ri, ci};
-        return loadBytes(view, ix);
+        return loadBytes(view, ix, bytes);
       }
       Value valid;
-      Value v = loadBytes(cache, chunkIndex(r, c16, &valid));
-      return Value(arith::SelectOp::create(b, valid, v, zero));
+      Value v = loadBytes(cache, chunkIndex(r, c16, &valid), bytes);
+      Value none = bytes == chunk ? zero
+                                  : Value(arith::ConstantOp::create(
+                                        b, b.getZeroAttr(VectorType::get({bytes}, b.getI8Type()))));
+      return Value(arith::SelectOp::create(b, valid, v, none));
     };
     // Per-token ids on tiles of whole pages: the rows one wave loads in one
     // step lie in one page when the page holds a whole number of such runs
@@ -965,12 +987,12 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
 /// `from`) transposed into `vt` (form f), as a gathered V is.
 void transposeStagedV(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm &f,
                       int64_t bn, const ValueForm &from, Value stage, Value vt) {
-  auto chunkT = VectorType::get({16}, b.getI8Type());
   KVTileSource src;
-  src.load = [&](Value r, Value c16, Value, Value) {
+  src.load = [&](Value r, Value c16, Value, Value, int64_t bytes) {
     Value at = lc.ldsOffset(b, from, r, c16);
-    return Value(vector::LoadOp::create(b, chunkT, stage, ValueRange{laneToIndex(b, at)},
-                                        /*nontemporal=*/false, llvm::Align(16)));
+    return Value(vector::LoadOp::create(b, VectorType::get({bytes}, b.getI8Type()), stage,
+                                        ValueRange{laneToIndex(b, at)},
+                                        /*nontemporal=*/false, llvm::Align(bytes)));
   };
   emitKVTile(b, lc, f, bn, vt, src);
 }

@@ -332,8 +332,10 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
     s = MaskTileOp::create(b, sT, s, qPos, t0, sk, window, op.getMask());
 
     // Online softmax. A row with nothing visible so far keeps m = -inf and
-    // subtracts 0 instead, so exp never sees -inf - -inf.
-    Value mNew = arith::MaximumFOp::create(
+    // subtracts 0 instead, so exp never sees -inf - -inf. The running max
+    // ignores NaN as the row max does (maxnum; docs/SPEC.md: a NaN score
+    // reaches its row's output through P, not through m).
+    Value mNew = arith::MaxNumFOp::create(
         b, m, rowReduce(vector::CombiningKind::MAXIMUMF, s, splatF(rowT, negInf)));
     Value isEmpty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
                                           splatF(rowT, negInf));
@@ -341,9 +343,12 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
     Value p = math::ExpOp::create(
         b, arith::SubFOp::create(b, s, rowBcast(mSafe, bn)));
     Value alpha = math::ExpOp::create(b, arith::SubFOp::create(b, m, mSafe));
+    // The row sum from -0, the exact identity of f32 addition (x + -0 = x
+    // for every x, where x + 0 turns a -0 into +0): the lowerings drop the
+    // add of the initial value (one f32 add a row and tile).
     Value lNew = arith::AddFOp::create(
         b, arith::MulFOp::create(b, alpha, l),
-        rowReduce(vector::CombiningKind::ADD, p, splatF(rowT, 0.0)));
+        rowReduce(vector::CombiningKind::ADD, p, splatF(rowT, -0.0)));
 
     // P to the P type, scaled by 2^SHIFT first; then U = P V.
     // A 16-bit P (SHIFT 0) has no scale to multiply by.
