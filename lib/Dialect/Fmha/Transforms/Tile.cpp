@@ -343,12 +343,13 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
     Value p = math::ExpOp::create(
         b, arith::SubFOp::create(b, s, rowBcast(mSafe, bn)));
     Value alpha = math::ExpOp::create(b, arith::SubFOp::create(b, m, mSafe));
-    // The row sum from -0, the exact identity of f32 addition (x + -0 = x
-    // for every x, where x + 0 turns a -0 into +0): the lowerings drop the
-    // add of the initial value (one f32 add a row and tile).
+    // (A row sum from -0, the exact identity of f32 addition, drops one
+    // add a row and tile, but took gfx950's bf16 kernel from 204 VGPRs to
+    // 256 and 5 spills through LLVM's scheduling: bench/NOTES.md,
+    // 2026-12-06, ninth session.)
     Value lNew = arith::AddFOp::create(
         b, arith::MulFOp::create(b, alpha, l),
-        rowReduce(vector::CombiningKind::ADD, p, splatF(rowT, -0.0)));
+        rowReduce(vector::CombiningKind::ADD, p, splatF(rowT, 0.0)));
 
     // P to the P type, scaled by 2^SHIFT first; then U = P V.
     // A 16-bit P (SHIFT 0) has no scale to multiply by.
