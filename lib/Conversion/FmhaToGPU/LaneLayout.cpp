@@ -51,8 +51,9 @@ VWordPlan mlir::fmha::planVWords(const TargetInfo &ti, int64_t bn, int64_t ldsCo
   for (int64_t r = 4; r >= 2; r /= 2) {
     // Every thread takes whole words; or, fewer words than threads, each
     // group of `words` threads (whole waves) all of them (emitKVTile):
-    // AMDGPU only, where it replaced 2-key words by byte shuffles (D 64);
-    // NVIDIA's D 64 (2-key words) is unchanged until timed on the H200.
+    // AMDGPU only (gfx942 D 64 now takes words of 8-byte chunks, one a
+    // thread, instead); NVIDIA's D 64 (2-key words) is unchanged until
+    // timed.
     int64_t words = (bn / r) * chunksPerRow;
     bool whole = words % threads == 0 ||
                  (!ti.transposeByKeyGroups() && threads % words == 0 &&

@@ -494,7 +494,8 @@ struct KVTileSource {
 };
 
 /// A K/V tile of bn rows (in form f) staged in `lds`: each lane's 16-byte
-/// chunks, K row-major (swizzled where the chip swizzles), V transposed at
+/// chunks (8-byte ones for V^T words where 16-byte words are half as many
+/// as the threads), K row-major (swizzled where the chip swizzles), V transposed at
 /// the chip's pvKeyPosition, the keys of one word transposed in registers.
 /// deferStores: the chunks' LDS stores go to lc.deferredKStores instead
 /// (a K tile whose V follows); a tile emitted with a deferred K pending
@@ -538,8 +539,9 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   int64_t keysPer = words.keys;
   bool byKeyGroup = vt && lc.ti.transposeByKeyGroups();
   int64_t groups = (bn / keysPer) * perRow;
-  // A V^T of fewer words than threads (D 64: 128 words of 4 keys for 256
-  // threads; planVWords allows it when the words are whole waves) is
+  // A V^T of fewer words than threads (planVWords allows it when the
+  // words are whole waves; gfx942 D 64, the case it was built for, now
+  // takes words of 8-byte chunks above) is
   // transposed by every group of `active` threads alike: thread t takes the
   // word of t % active, and the threads of one word store the same bytes
   // to the same places. No branch (a guard on t < active put the
@@ -873,8 +875,8 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     bool laneSelectsId = ids && lc.ti.selectsOverLaneLoads() &&
                          lc.cfg.getPageRegime() == PageRegime::WholePages &&
                          tilePages >= 2 && tilePages <= 8;
-    // The cache indices of the 16-byte row chunk of key start + r at byte
-    // column c16, and whether that key is before the sequence's end.
+    // The cache indices of the row chunk of key start + r at byte column
+    // c16, and whether that key is before the sequence's end.
     auto chunkIndex = [&](Value r, Value c16, Value *validOut = nullptr) {
       Value key = arith::AddIOp::create(b, start, r);
       // A full tile (in_bounds) has no key past the sequence: no zero-fill.
@@ -906,8 +908,9 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
                  : SmallVector<Value>{laneToIndex(b, id), head, laneToIndex(b, slot),
                                       laneToIndex(b, c16)};
     };
-    // One 16-byte row chunk of key start + r (zero past the sequence),
-    // through `view` at row `inView` when there is one.
+    // One row chunk of `bytes` bytes (16, or 8 for V^T words of half
+    // chunks) of key start + r (zero past the sequence), through `view` at
+    // row `inView` when there is one.
     auto loadChunk = [&](Value r, Value c16, Value view, Value inView, int64_t bytes) {
       if (view) {
         Value c0 = arith::ConstantIndexOp::create(b, 0);

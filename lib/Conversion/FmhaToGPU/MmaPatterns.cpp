@@ -196,12 +196,14 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
         lc.inflightMmas[op.getResult()] = std::move(m);
         return done();
       }
-      // Two promoted pieces of N = 128 keys from zero: the tile's key
-      // halves in turn (scoreInHalves), so that three 32-register pieces
-      // are live at the peak where two of 64 were.
+      // Two promoted pieces of N = 128 keys from zero (fp8 at D 128, the
+      // case timed): the tile's key halves in turn (scoreInHalves), so that
+      // three 32-register pieces are live at the peak where two of 64 were.
+      // An S waited for by fmha.mma_wait (above: fmha-overlap-score-mma and
+      // fmha-ping-pong) stays whole.
       int64_t n = kv.ldsRows;
-      if (!init && promote > 0 && steps == 2 * promote && n % 16 == 0 &&
-          ti.scoreInHalves()) {
+      if (!init && promote > 0 && steps == 2 * promote && n == 128 &&
+          l.atom.elemBytes == 1 && ti.scoreInHalves()) {
         auto half = [&](int64_t h, int64_t c0, int64_t c1) {
           TargetInfo::WarpgroupChain ch = wgPiece(Value(), c0, c1, aOf);
           for (int64_t c = c0; c < c1; ++c)

@@ -69,6 +69,10 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: wgmma.wait_group
 // CHECK: wgmma.fence.sync.aligned;
+// Its K descriptor starts 64 keys of 128 bytes (8192) into the K tile.
+// CHECK: %[[K64:.*]] = arith.addi %{{.*}}, %c8192_i64 : i64
+// CHECK-NEXT: arith.constant 4 : i64
+// CHECK-NEXT: arith.shrui %[[K64]]
 // CHECK: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0,
 // CHECK: setp.ne.b32 p, 1, 0;
 // CHECK: nvvm.wgmma.commit.group.sync.aligned

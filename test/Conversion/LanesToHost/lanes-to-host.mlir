@@ -111,8 +111,8 @@ module attributes {gpu.container_module} {
 // -----
 
 // sm_90a: the warpgroup MMA (TargetInfo::warpgroupMmaChain's asm). The tied
-// fence and wait pass their operands through (the runtime's wgmma is
-// synchronous), the commit and the async-proxy fence vanish, each wgmma step
+// fence and waits (`wait_group N`, N = 0 and 1 here) pass their operands
+// through (the runtime's wgmma is synchronous), the commit and the async-proxy fence vanish, each wgmma step
 // is one call: kind 3*16 + 0 + 0 = 48, N, scale-d, A's words in a slot (RS)
 // or null and a descriptor (SS), B's descriptor, the accumulator slots.
 // CHECK-DAG: func.func private @fmha_lane_wgmma(i32, i32, i32, i32, !llvm.ptr, i64, i64, !llvm.ptr, !llvm.ptr)
@@ -147,7 +147,9 @@ module attributes {gpu.container_module} {
       %ss = llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {$0, $1, $2, $3}, $8, $9, p, 1, 1;\0A}", "=f,=f,=f,=f,0,1,2,3,l,l" %c0, %c0, %c0, %c0, %d, %d : (f32, f32, f32, f32, i64, i64) -> !llvm.struct<(f32, f32, f32, f32)>
       nvvm.wgmma.commit.group.sync.aligned
       %s0 = llvm.extractvalue %ss[0] : !llvm.struct<(f32, f32, f32, f32)>
-      %w = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "=f,0" %s0 : (f32) -> !llvm.struct<(f32)>
+      %w1 = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "=f,0" %s0 : (f32) -> !llvm.struct<(f32)>
+      %s1 = llvm.extractvalue %w1[0] : !llvm.struct<(f32)>
+      %w = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "=f,0" %s1 : (f32) -> !llvm.struct<(f32)>
       gpu.return
     }
   }

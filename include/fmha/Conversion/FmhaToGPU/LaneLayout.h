@@ -114,11 +114,13 @@ private:
 /// of `keys` bytes; the keys of one word are base + offsets[j] (j = the
 /// byte), the same offsets for every word, and the words' base keys in
 /// ascending order are base(q), q = 0 .. bn / keys - 1. A lane loads the
-/// 16-byte chunks of one word's keys, transposes them in registers and
-/// stores `keys`-byte words; every thread takes whole words, or, where the
-/// words are fewer than the threads but whole waves (AMDGPU, D 64), each
-/// group of that many threads takes all of them (equal bytes stored twice). `keys` is 1 when no word
-/// of 2 or 4 keys has these properties.
+/// chunks (16 bytes, or 8 where 16-byte words would be half as many as the
+/// threads: emitKVTile, gfx942 D 64) of one word's keys, transposes them in
+/// registers and stores `keys`-byte words; every thread takes whole words,
+/// or, where the words are fewer than the threads but whole waves
+/// (AMDGPU), each group of that many threads takes all of them (equal
+/// bytes stored twice). `keys` is 1 when no word of 2 or 4 keys has these
+/// properties.
 struct VWordPlan {
   int64_t keys = 1;
   SmallVector<int64_t, 4> offsets{0};

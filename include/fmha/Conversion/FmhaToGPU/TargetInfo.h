@@ -251,8 +251,9 @@ public:
   virtual SmallVector<Value> warpgroupMmaWait(OpBuilder &b, Location loc,
                                               ArrayRef<Value> inFlight,
                                               int64_t pending = 0) const;
-  /// S = Q K^T of two promoted pieces from zero issued as the tile's two
-  /// key halves (m64n<N/2>): the first half's pieces and the second's
+  /// An fp8 S = Q K^T of N = 128 keys in two promoted pieces from zero
+  /// (D 128), not waited for by an fmha.mma_wait, issued as the tile's two
+  /// key halves (m64n64): the first half's pieces and the second's
   /// first piece in flight, the first half waited for and summed, then the
   /// second's second piece: 3 x N / 4 accumulators at the peak where the
   /// whole-N pieces held N (MmaPatterns.cpp). The sums per element are the
