@@ -114,9 +114,10 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
     Type kvElem = cast<VectorType>(op.getRhs().getType()).getElementType();
     Value ldsBase = ti.warpgroupMma() ? lc.ldsAddress(b, lds) : Value();
     // One chain of steps [c0, c1) from acc (null: from zero). aOf: the RS
-    // operand of step c, or null for the staged Q tile (SS).
+    // operand of step c, or null for the staged Q tile (SS). row0: B's
+    // first row (a key half of S: scoreInHalves).
     auto wgPiece = [&](Value acc, int64_t c0, int64_t c1,
-                       function_ref<Value(int64_t)> aOf) {
+                       function_ref<Value(int64_t)> aOf, int64_t row0 = 0) {
       TargetInfo::WarpgroupChain ch;
       ch.acc = acc;
       const ValueForm *q = nullptr;
@@ -130,7 +131,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
           ch.a.regs.push_back(aOf(c));
         else
           ch.a.offsets.push_back(lc.ldsTileOffset(*q, 0, c * l.atom.k));
-        ch.offsets.push_back(lc.ldsTileOffset(kv, 0, c * l.atom.k));
+        ch.offsets.push_back(lc.ldsTileOffset(kv, row0, c * l.atom.k));
       }
       return ch;
     };
@@ -205,10 +206,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       if (!init && promote > 0 && steps == 2 * promote && n == 128 &&
           l.atom.elemBytes == 1 && ti.scoreInHalves()) {
         auto half = [&](int64_t h, int64_t c0, int64_t c1) {
-          TargetInfo::WarpgroupChain ch = wgPiece(Value(), c0, c1, aOf);
-          for (int64_t c = c0; c < c1; ++c)
-            ch.offsets[c - c0] = lc.ldsTileOffset(kv, h * n / 2, c * l.atom.k);
-          return ch;
+          return wgPiece(Value(), c0, c1, aOf, h * n / 2);
         };
         auto start = [&](ArrayRef<TargetInfo::WarpgroupChain> chains) {
           return ti.warpgroupMmaChainsStart(b, b.getLoc(), chains, aElem, kvElem,

@@ -333,8 +333,8 @@ void TiledFormBuilder::buildGridPoint(Value qt, Value h, Value bIdx) {
 
     // Online softmax. A row with nothing visible so far keeps m = -inf and
     // subtracts 0 instead, so exp never sees -inf - -inf. The running max
-    // ignores NaN as the row max does (maxnum; docs/SPEC.md: a NaN score
-    // reaches its row's output through P, not through m).
+    // ignores NaN (maxnum), as the GPU lowerings' row max does (docs/SPEC.md:
+    // a NaN score reaches its row's output through P, not through m).
     Value mNew = arith::MaxNumFOp::create(
         b, m, rowReduce(vector::CombiningKind::MAXIMUMF, s, splatF(rowT, negInf)));
     Value isEmpty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
