@@ -44,8 +44,10 @@ void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
   FmhaPrefetchPageIdsOptions prefetch;
   prefetch.perToken = perTokenPrefetch;
   pm.addPass(createFmhaPrefetchPageIds(prefetch));
-  if (peel)
+  if (peel) {
     pm.addPass(createFmhaPeelMaskedTiles());
+    pm.addPass(createFmhaDropEmptyRowGuard());
+  }
   pm.addPass(createFmhaExpandMasks());
 }
 
@@ -240,6 +242,13 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
       if (options.pingPong)
         pm.addPass(createFmhaPingPong());
     }
+  }
+  // AMDGPU: the full tiles' loop unrolled (its auto rule: by 2 where the
+  // loop gathers descales; bench/NOTES.md, 2026-12-06, tenth session).
+  if (info && info->vendor == ChipVendor::AMDGPU && options.kvUnroll != 1) {
+    FmhaUnrollKVLoopOptions unroll;
+    unroll.factor = options.kvUnroll;
+    pm.addPass(createFmhaUnrollKVLoop(unroll));
   }
   OutlineKernelOptions outline;
   outline.chip = chip.str();

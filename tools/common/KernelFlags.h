@@ -67,6 +67,12 @@ inline cl::opt<int64_t> optKvStages(
     cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring in shared "
              "memory (fmha-pipeline-kv-stages; default 2, at least 2)"),
     cl::init(2), cl::cat(kToolCategory));
+inline cl::opt<int64_t> optKvUnroll(
+    "kv-unroll",
+    cl::desc("AMDGPU: unroll the loop of full KV tiles by this factor "
+             "(fmha-unroll-kv-loop; -1, the default: 2 for kv_blockscale, else "
+             "1; 1: off)"),
+    cl::init(-1), cl::cat(kToolCategory));
 inline cl::opt<std::string> optVdRoute(
     "vd-route",
     cl::desc("the V-descale route to state instead of the compiler's choice: "
@@ -85,6 +91,7 @@ template <typename Options> void applyKernelFlags(Options &o) {
   o.transposeV = optTransposeV;
   o.pingPong = optPingPong;
   o.kvStages = optKvStages;
+  o.kvUnroll = optKvUnroll;
   o.vdRoute = optVdRoute;
 }
 

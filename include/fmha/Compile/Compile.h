@@ -52,6 +52,10 @@ struct CompileOptions {
   bool pingPong = false;
   /// With `pipeline`: stages of each K/V ring (at least 2).
   int64_t kvStages = 2;
+  /// AMDGPU: the loop of full KV tiles unrolled by this factor
+  /// (fmha-unroll-kv-loop; -1: its auto rule, 2 where the loop gathers
+  /// descales (kv_blockscale), else 1; 1: off).
+  int64_t kvUnroll = -1;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).

@@ -48,6 +48,7 @@ struct CpuKernelOptions {
   bool transposeV = true; ///< with warpSpecialize: the producer transposes V
   bool pingPong = false;   ///< with warpSpecialize: fmha-ping-pong
   int64_t kvStages = 2;    ///< with `pipeline`: stages of each K/V ring
+  int64_t kvUnroll = -1;   ///< AMDGPU: fmha-unroll-kv-loop's factor (-1: auto)
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)

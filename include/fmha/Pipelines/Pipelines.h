@@ -182,11 +182,14 @@ struct LaneKernelOptions {
   bool pingPong = false;
   /// With `pipeline`: stages of each K/V ring (fmha-pipeline-kv-stages).
   int64_t kvStages = 2;
+  /// AMDGPU: fmha-unroll-kv-loop's factor (-1: its auto rule, 2 for a loop
+  /// that gathers descales, 1 otherwise; 1: off).
+  int64_t kvUnroll = -1;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
 };
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same nine fields).
+/// emulator's CpuKernelOptions give them (the same ten fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -198,6 +201,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.transposeV = o.transposeV;
   l.pingPong = o.pingPong;
   l.kvStages = o.kvStages;
+  l.kvUnroll = o.kvUnroll;
   l.vdRoute = o.vdRoute;
   return l;
 }

@@ -47,6 +47,9 @@ int64_t mlir::fmha::stagedKVBytes(gpu::GPUFuncOp kernel) {
   });
   int64_t bytes = 0, kvLoopBytes = 0;
   for (auto [parent, n] : perLoop) {
+    // An unrolled loop's copies share the first copy's buffers (LowerTiles).
+    if (auto u = parent->getAttrOfType<IntegerAttr>(kUnrolledAttr); u && u.getInt() > 1)
+      n /= u.getInt();
     if (parent->hasAttr(kKVLoopAttr))
       kvLoopBytes = std::max(kvLoopBytes, n);
     else

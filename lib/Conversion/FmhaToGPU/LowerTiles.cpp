@@ -408,20 +408,33 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
                                  allT.getMemorySpace());
     return memref::ViewOp::create(b, loc, viewT, all, shift, ValueRange{});
   };
-  kernel.walk([&](Operation *g) {
+  // Whether op g stages a tile in a workgroup buffer of its own.
+  auto stagesTile = [&](Operation *g) {
     if (!isa<GatherKVOp, LoadRowsOp, StagedKVOp>(g))
-      return;
+      return false;
     const ValueForm *fp = forms.lookup(g->getResult(0));
     if (!fp || fp->kind != FormKind::KV)
-      return; // Q in operand registers
-    if (isa<StagedKVOp>(g) &&
-        (!fp->isV || isa_and_nonnull<StageTransposeOp>(cast<StagedKVOp>(g).getFiller())))
-      return; // K, or V transposed by the producer: read in its ring stage
-    const ValueForm &f = *fp;
+      return false; // Q in operand registers
+    // K, or V transposed by the producer: read in its ring stage.
+    return !isa<StagedKVOp>(g) ||
+           (fp->isV && !isa_and_nonnull<StageTransposeOp>(cast<StagedKVOp>(g).getFiller()));
+  };
+  kernel.walk([&](Operation *g) {
+    if (!stagesTile(g))
+      return;
+    const ValueForm &f = *forms.lookup(g->getResult(0));
     Operation *parent = g->getParentOp();
     std::optional<std::tuple<int64_t, int64_t, int64_t>> slot;
     if (parent->hasAttr(kKVLoopAttr)) {
       int64_t n = stagedInLoop[parent]++;
+      // An unrolled loop's copies run one after the other too: the n-th
+      // staged tile of each copy shares the first copy's buffer.
+      if (auto u = parent->getAttrOfType<IntegerAttr>(kUnrolledAttr); u && u.getInt() > 1) {
+        int64_t all = 0;
+        parent->walk([&](Operation *o) { all += o->getParentOp() == parent && stagesTile(o); });
+        if (all % u.getInt() == 0)
+          n %= all / u.getInt();
+      }
       if (!parent->hasAttr(kPipelinedAttr))
         if (Value v = ringView(n, f.ldsRows * f.ldsCols)) {
           lc.lds[g] = v;

@@ -212,19 +212,30 @@ struct PageIdsPattern : LanePattern<PageIdsOp> {
       return success();
     }
     ImplicitLocOpBuilder b(op.getLoc(), rw);
-    // Uniform: pages[start / P] when start < len, else -1 (never dereferenced).
     Value pages = a.getPages()[0];
     Value start = laneToI32(b, a.getTileStart()[0]);
     Value len = laneToI32(b, a.getSeqLen()[0]);
-    Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, start, len);
     auto loop = op->getParentOfType<scf::ForOp>();
     if (loop && loop->hasAttr(kKVLoopAttr)) {
-      // In the KV loop a tile is being processed, so the sequence owns slot 0:
-      // the next tile's id reads a valid slot either way (no branch).
-      Value id = pageIdOfKey(b, pages, op.getPageSize(), start, valid);
-      rw.replaceOp(op, arith::SelectOp::create(b, valid, id, laneConstI32(b, -1)));
+      // In the KV loop a tile is being processed, so the sequence owns a
+      // page: the id of a tile at or past len (the last iteration's
+      // prefetch, never gathered from) is its last page's,
+      // pages[min(start / P, (len - 1) / P)]. No select on the loaded
+      // value: its first use is the next tile's descale loads (after this
+      // tile's K/V loads) or the next iteration, so the scalar load's wait
+      // comes after the K/V loads are issued, not right behind it (issue 15
+      // item 3; page-ids-uniform_gfx942.test).
+      int64_t p = op.getPageSize();
+      Value slot = arith::DivUIOp::create(b, start, laneConstI32(b, p));
+      Value last = arith::DivUIOp::create(
+          b, arith::SubIOp::create(b, len, laneConstI32(b, 1)), laneConstI32(b, p));
+      slot = arith::MinUIOp::create(b, slot, last);
+      rw.replaceOp(op, memref::LoadOp::create(b, pages, ValueRange{laneToIndex(b, slot)}));
       return success();
     }
+    // Uniform, outside the KV loop: pages[start / P] when start < len, else
+    // -1 (never dereferenced).
+    Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, start, len);
     // The prologue of the prefetch: Sk may be 0, and the sequence then owns
     // no page-table entry (with CSR, kv_indptr[b] may be kv_page_indices'
     // end). Read only when the tile exists (a wave-uniform branch).
@@ -354,10 +365,13 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
     // into it), but the select moves the value to a VGPR on AMDGPU (an i1
     // select is v_cndmask there).
     // A per-key id is the sequence's (clamped into it: never -1), so it
-    // needs no guard; a uniform one is -1 for a tile past the sequence.
+    // needs no guard, nor does a uniform one a KV loop loads; the
+    // prologue's is -1 for a tile past the sequence.
     auto load = [&](Value id, bool zeroInvalid, bool knownValid = false) {
-      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id,
-                                          laneConstI32(b, 0));
+      Value valid = knownValid && !zeroInvalid
+                        ? Value()
+                        : Value(arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id,
+                                                      laneConstI32(b, 0)));
       Value safe = knownValid ? id
                               : Value(arith::SelectOp::create(b, valid, id,
                                                               laneConstI32(b, 0)));
@@ -382,9 +396,17 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
       return Value(arith::SelectOp::create(b, valid, v, zero));
     };
     if (!isa<VectorType>(op.getResult().getType())) {
-      // The select keeps the value in a VGPR on AMDGPU where SGPRs are scarce.
-      rw.replaceOp(op, load(a.getIds()[0], lc.ti.uniformValuesInVectorRegs(
-                                               op->getParentOfType<gpu::GPUFuncOp>())));
+      // A uniform id a KV loop's page_ids loads is always one of the
+      // sequence's pages (PageIdsPattern clamps it): no guard. Otherwise
+      // (the prologue's, carried in) it may be -1; the select keeps the
+      // value in a VGPR on AMDGPU where SGPRs are scarce.
+      auto ids = op.getIds().getDefiningOp<PageIdsOp>();
+      auto loop = ids ? ids->getParentOfType<scf::ForOp>() : scf::ForOp();
+      bool inLoop = loop && loop->hasAttr(kKVLoopAttr);
+      rw.replaceOp(op, load(a.getIds()[0],
+                            !inLoop && lc.ti.uniformValuesInVectorRegs(
+                                           op->getParentOfType<gpu::GPUFuncOp>()),
+                            inLoop));
       return success();
     }
     const LaneLayout &l = lc.layout;

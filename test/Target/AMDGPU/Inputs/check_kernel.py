@@ -12,7 +12,10 @@ llvm-readelf and llvm-objdump (all from PATH), and prints one line:
 - args: manifest arguments equal to the ELF note's .args by position (offset,
   size, value kind: pointer = global_buffer, i64 = by_value).
 - mfma, exp, cvt: counts inside the KV loop (the backward branch whose body
-  holds the most MFMAs).
+  holds the most MFMAs), per KV tile: divided by the tiles one iteration
+  runs (fmha-unroll-kv-loop; the loop's MFMAs over a tile's, block_m x
+  block_n x (D + Dv) MACs over the MFMA's M N K and the waves), printed at
+  the end as tiles=T.
 - p_from_exp: v_cvt_pk_fp8_f32 source operands (VGPRs) whose last writer, in
   program order through plain moves, is a v_exp_f32: no multiply, ldexp or
   select of P between the exp and the fp8 convert.
@@ -176,12 +179,26 @@ def main():
     page_base = ("s64" if mns & {"s_lshl_b64", "s_mul_hi_u32"}
                  else "v64" if mns & {"v_lshl_add_u64", "v_mad_u64_u32", "v_lshlrev_b64"}
                  else "none")
+    # A tile's MFMAs for one wave, from the config and the MFMA's shape.
+    cfg, req = manifest["config"], manifest["request"]
+    macs = cfg["block_m"] * cfg["block_n"] * (req["head_dim"] + req["head_dim_v"])
+    per_tile = 0
+    for mn, n in mfma.items():
+        m, nn, k = map(int, re.search(r"_(\d+)x(\d+)x(\d+)", mn).groups())
+        per_tile += macs // (m * nn * k) // cfg["warps"]
+    tiles = sum(mfma.values()) // per_tile if per_tile else 1
+    if tiles < 1 or sum(mfma.values()) != tiles * per_tile:
+        sys.exit(f"the KV loop's {sum(mfma.values())} MFMAs are not whole tiles of {per_tile}")
+    mfma = {k: v // tiles for k, v in mfma.items()}
+    exp, cvt = exp // tiles, cvt // tiles
+    good, total = good // tiles, total // tiles
     kinds = ",".join(f"{k}*{v}" for k, v in sorted(mfma.items()))
     print(f"{a.name or a.out}: elf={elf} target={target.group(1) if target else '?'} kd={kd} "
           f"args={same}/{len(manifest['args'])}/{len(note_args)} "
           f"scratch={manifest['scratch_bytes']} vspill={manifest['vgpr_spills']} "
           f"sspill={manifest['sgpr_spills']} lds={manifest['lds_bytes']} mfma={kinds} "
-          f"exp={exp} cvt={cvt} p_from_exp={good}/{total} page_id={page_id} page_base={page_base}")
+          f"exp={exp} cvt={cvt} p_from_exp={good}/{total} page_id={page_id} page_base={page_base} "
+          f"tiles={tiles}")
 
 
 if __name__ == "__main__":

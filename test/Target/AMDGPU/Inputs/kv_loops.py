@@ -15,12 +15,22 @@ K_e64 (v_max_f32 counts v_max_f32_e32, not v_max3_f32); K = A>B counts the A
 that come after the loop's first B (an order: A>B=0, every A before any B).
 It prints one line per limit and exits 1 when one is over, so a regression
 fails the test.
+
+With --tiles T (the KV tiles one iteration of the steady loop runs:
+fmha-unroll-kv-loop's factor, 2 for kv_blockscale on AMDGPU) the steady
+counts are per tile (divided by T; a limit is a tile's), and T must divide
+the steady loop's MFMAs. A>B orders stay whole-loop counts. K>=N (for
+smem_vmem only) is a lower bound: smem_vmem is the number of VMEM loads
+(buffer_load*, global_load*) issued between the steady loop's first s_load
+(the next tile's page id) and the first s_waitcnt on lgkmcnt after it: the
+loads whose latency the scalar load's overlaps (0 when the wait follows
+the load with no load between).
 """
 import re
 import sys
 
 
-def main(path, limits=None):
+def main(path, limits=None, tiles=1):
     lines = [l.split(";")[0].rstrip() for l in open(path)]
     labels = {}
     insts = []  # (index in lines, mnemonic, text)
@@ -53,6 +63,7 @@ def main(path, limits=None):
             continue
         print(f"loop {len(counted)}: " + ", ".join(f"{k} {v}" for k, v in c.items()))
         c["mnemonics"] = mnem
+        c["texts"] = body
         counted.append(c)
     if limits is None:
         return 0
@@ -63,11 +74,33 @@ def main(path, limits=None):
     steady = min((c for c in counted if c["mfma"] == most),
                  key=lambda c: c["instructions"])
     bad = 0
+    if steady["mfma"] % tiles:
+        print(f"steady: {steady['mfma']} MFMAs are not {tiles} tiles")
+        return 1
     def isMnem(m, k):
         return m in (k, k + "_e32", k + "_e64")
 
+    def smemVmem(ms):
+        first = next((i for i, m in enumerate(ms) if m.startswith("s_load")), None)
+        if first is None:
+            return 0
+        n = 0
+        for d in range(1, len(ms)):
+            j = (first + d) % len(ms)
+            if ms[j] == "s_waitcnt" and "lgkmcnt" in steady["texts"][j]:
+                break
+            n += ms[j].startswith(("buffer_load", "global_load"))
+        return n
+
     for item in limits.split(","):
         k, n = item.split("=")
+        if k.endswith(">"):  # K>=N: a lower bound (smem_vmem)
+            k = k[:-1]
+            have = smemVmem(steady["mnemonics"])
+            ok = have >= int(n)
+            bad |= not ok
+            print(f"steady: {k} {have} {'>=' if ok else '<'} {n}")
+            continue
         if ">" in k:  # A>B: the A that come after the loop's first B
             a, b = k.split(">")
             ms = steady["mnemonics"]
@@ -76,6 +109,9 @@ def main(path, limits=None):
         else:
             have = steady[k] if k in steady else sum(
                 isMnem(m, k) for m in steady["mnemonics"])
+            if tiles > 1:
+                have = have / tiles
+                have = int(have) if have == int(have) else round(have, 1)
         ok = have <= int(n)
         bad |= not ok
         print(f"steady: {k} {have} {'<=' if ok else '>'} {n}")
@@ -85,8 +121,13 @@ def main(path, limits=None):
 if __name__ == "__main__":
     args = sys.argv[1:]
     limits = None
+    tiles = 1
+    if "--tiles" in args:
+        i = args.index("--tiles")
+        tiles = int(args[i + 1])
+        del args[i:i + 2]
     if "--steady" in args:
         i = args.index("--steady")
         limits = args[i + 1]
         del args[i:i + 2]
-    sys.exit(main(args[0], limits))
+    sys.exit(main(args[0], limits, tiles))

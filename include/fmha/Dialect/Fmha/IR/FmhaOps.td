@@ -175,7 +175,12 @@ def Fmha_PageIdsOp : Fmha_Op<"page_ids", [MemoryEffects<[MemRead]>]> {
     sequence's last page is read.
 
     With an i32 result the tile lies in one page (page_size % BlockN == 0 and
-    tile_start a multiple of BlockN): one id, wave-uniform.
+    tile_start a multiple of BlockN): one id, wave-uniform. Inside a KV loop
+    (`fmha.kv_loop`) that id, for a tile at or past seq_len (the last
+    iteration's prefetch, which nothing gathers from), may be any page of
+    the sequence instead of -1: the lane lowering reads the last page's,
+    pages[min(tile_start / page_size, (seq_len - 1) / page_size)], so the
+    value needs no select after its load.
 
     ```mlir
     %ids = fmha.page_ids %pages[%t0] len(%sk) {page_size = 16 : i64}

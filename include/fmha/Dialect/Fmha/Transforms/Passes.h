@@ -25,6 +25,9 @@ inline constexpr const char *kFullTilesAttr = "fmha.full_tiles";
 inline constexpr const char *kMaskedTilesAttr = "fmha.masked_tiles";
 /// On a KV loop fmha-pipeline-kv-stages rewrote (its K/V from rings).
 inline constexpr const char *kPipelinedAttr = "fmha.pipelined";
+/// On a full-tile loop fmha-unroll-kv-loop unrolled: the tiles one
+/// iteration runs (its body is that many copies of one tile's).
+inline constexpr const char *kUnrolledAttr = "fmha.unrolled";
 /// On an fmha.tile_mma whose k_scale fmha-fold-vd-rescale divided by the
 /// tile's first key's vd: the scale is 1 on every key of the tile's first
 /// page, so a lowering may accumulate that page's products into acc without

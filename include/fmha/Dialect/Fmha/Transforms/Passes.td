@@ -589,4 +589,81 @@ def FmhaFoldVdExp2 : Pass<"fmha-fold-vd-exp2"> {
   let dependentDialects = ["::mlir::math::MathDialect", "::mlir::arith::ArithDialect"];
 }
 
+def FmhaDropEmptyRowGuard : Pass<"fmha-drop-empty-row-guard"> {
+  let summary = "Drop the empty-row guard of the running max in loops of full tiles whose scores are finite";
+  let description = [{
+    fmha-tile guards the running max of each row: m_safe = select(m_new ==
+    -inf, 0, m_new), so that a row with no visible key so far subtracts 0
+    and exp never sees -inf - -inf (docs/SPEC.md, the kernel's algorithm).
+    In a loop of full tiles (`fmha.full_tiles`: no mask) whose score
+    products (`fmha.tile_mma` with `transpose_rhs`) all multiply e4m3
+    values (f8E4M3FN or f8E4M3FNUZ, types with no infinity), every score is
+    finite or NaN: the products are finite, and what multiplies them (the
+    softmax scale, finite descales, a soft cap's tanh) keeps them so. A
+    row's max over a tile of finite scores is finite, so m_new is never
+    -inf there, and the select returns m_new: it is replaced by m_new. (A
+    row whose scores in the tile are all NaN gives m_new = m; with m = -inf
+    the row is NaN either way, as docs/SPEC.md states for NaN scores.)
+    Loops with a mask, or with a 16-bit or e5m2 operand (which hold
+    infinities), keep the guard. What it buys: AMDGPU's v_cmp, v_cndmask
+    and hazard s_nop a row and tile, NVIDIA's setp and selp.
+
+    ```mlir
+    // before (in a full-tile loop of e4m3 scores)
+    %m = arith.maxnumf %m_old, %rowmax : vector<128xf32>
+    %e = arith.cmpf oeq, %m, %neg_inf : vector<128xf32>
+    %safe = arith.select %e, %zero, %m : vector<128xi1>, vector<128xf32>
+    // after: %safe's uses take %m
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numDropped", "num-dropped", "empty-row guards dropped">
+  ];
+}
+
+def FmhaUnrollKVLoop : Pass<"fmha-unroll-kv-loop"> {
+  let summary = "Unroll the loop of full KV tiles by a factor (AMDGPU)";
+  let description = [{
+    The loop fmha-peel-masked-tiles marked `fmha.full_tiles` is unrolled by
+    `factor` with upstream's scf::loopUnrollByFactor: the body is copied
+    `factor` times per iteration (the copies chain the carried m, l, o and
+    prefetched page ids), and a loop of the original step runs the
+    remaining 0 to factor - 1 tiles after it. Both keep every marker; the
+    unrolled loop also gets `fmha.unrolled = factor`, so the lane lowering
+    gives the copies' staged tiles the buffers of the first copy's (the
+    workgroup memory stays that of one tile). What it buys on AMDGPU: the
+    loop's carried values no longer need a copy a tile (the allocator
+    alternates registers between the copies), the loop control is paid
+    once per `factor` tiles, and the scheduler overlaps one copy's tail
+    with the next one's loads. The result is the same bit for bit (the
+    same tiles in the same order). A loop with another step, or none
+    marked, is left alone; factor 1 changes nothing.
+
+    factor -1 (the default, and the AMDGPU pipeline's) is the pass's rule:
+    2 for a loop that gathers descales (kv_blockscale: its per-tile scalar
+    work, page ids, descales and their addresses, is what unrolling
+    amortises), else 1 (per_tensor measured 12 % more modelled cycles
+    unrolled on gfx942: bench/NOTES.md, 2026-12-06, tenth session).
+
+    ```mlir
+    // before
+    scf.for %t = %lo to %hi step %c1 iter_args(...) {...} {fmha.full_tiles, fmha.kv_loop}
+    // after (factor 2)
+    scf.for %t = %lo to %hi2 step %c2 iter_args(...) {body(t); body(t + 1)}
+        {fmha.full_tiles, fmha.kv_loop, fmha.unrolled = 2}
+    scf.for %t = %hi2 to %hi step %c1 iter_args(...) {body(t)} {fmha.full_tiles, fmha.kv_loop}
+    ```
+  }];
+  let options = [
+    Option<"factor", "factor", "int64_t", /*default=*/"-1",
+           "Tiles a loop iteration runs (at least 1; -1: 2 where the loop "
+           "gathers descales, else 1)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numUnrolled", "num-unrolled", "full-tile loops unrolled">
+  ];
+}
+
 #endif // FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_TD
