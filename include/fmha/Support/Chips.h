@@ -95,6 +95,10 @@ struct ChipInfo {
   /// gfx950 (CDNA4): v_permlane32_swap_b32 swaps a register's lanes 32-63
   /// with another's lanes 0-31 (TargetInfo::combineXor, mask 32).
   bool permlane32Swap = false;
+  /// gfx950: the group count of an unrolled KV loop is stated wave-uniform
+  /// (TargetInfo::uniformUnrolledCount; measured 2026-12-06: without it the
+  /// counter lived in a VGPR, on gfx942 the statement cost 2 SGPR spills).
+  bool uniformUnrolledCount = false;
 
   /// The promote steps of S (pv false) or of P V when fp8 products run on
   /// this chip's warpgroup MMA (the emulating reference's

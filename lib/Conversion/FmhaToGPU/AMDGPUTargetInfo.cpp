@@ -166,6 +166,7 @@ public:
         b, loc, view, validBytes, /*cacheSwizzleStride=*/Value(),
         /*boundsCheck=*/true, /*resetOffset=*/true);
   }
+  bool uniformUnrolledCount() const override { return info.uniformUnrolledCount; }
   Value broadcastFirstLane(OpBuilder &b, Location loc, Value v) const override {
     return ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v);
   }

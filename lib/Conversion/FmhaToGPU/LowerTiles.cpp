@@ -475,6 +475,18 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   lc.laneV = arith::RemUIOp::create(b, lc.tidV, laneConstI32(b, layout->wave));
   lc.waveV = ti.broadcastFirstLane(
       b, b.getLoc(), arith::DivUIOp::create(b, lc.tidV, laneConstI32(b, layout->wave)));
+  // An unrolled loop's group count (fmha-unroll-kv-loop, i32) is the same
+  // on every lane; stated so (lane 0's) where the target asks
+  // (TargetInfo::uniformUnrolledCount: gfx950).
+  kernel.walk([&](scf::ForOp loop) {
+    if (!ti.uniformUnrolledCount())
+      return;
+    auto u = loop->getAttrOfType<IntegerAttr>(kUnrolledAttr);
+    if (!u || u.getInt() < 2 || !loop.getUpperBound().getType().isInteger(32))
+      return;
+    OpBuilder ob(loop);
+    loop.setUpperBound(ti.broadcastFirstLane(ob, loop.getLoc(), loop.getUpperBound()));
+  });
   if (roles) {
     // Two mbarriers a stage of the rings (all rings of a tile fill one
     // stage together): "filled", one arrival a producer thread, and

@@ -405,6 +405,13 @@ public:
   /// were at the 106 limit; kept as SGPRs its descales spilled 4 SGPRs
   /// (gfx942) and 2 (gfx950). Elsewhere false.
   virtual bool uniformValuesInVectorRegs(Operation *kernel) const { return false; }
+  /// Whether the group count of a loop fmha-unroll-kv-loop unrolled is
+  /// stated wave-uniform (broadcastFirstLane) before the loop. AMDGPU
+  /// gfx950: without it LLVM kept the counter in a VGPR with a VALU compare
+  /// (and llvm-mca hung on that loop); gfx942 already counts it in SGPRs,
+  /// where the broadcast's SGPR cost 2 SGPR spills (D 128 and D 64, 106
+  /// SGPRs). Measured 2026-12-06, tenth session. Elsewhere false.
+  virtual bool uniformUnrolledCount() const { return false; }
   /// A wave-uniform copy of `v` (lane 0's value).
   /// AMDGPU: `rocdl.readfirstlane` (v_readfirstlane_b32, an SGPR).
   /// NVIDIA: `gpu.shuffle idx %v, 0, 32` (shfl.sync.idx.b32).
