@@ -39,8 +39,10 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
 
 /// The tiled stages every target shares:
 ///   fmha-select-config{chip=...}, fmha-tile, fmha-fold-descales,
-///   fmha-fold-exp2-shift, fmha-fold-vd-rescale, fmha-prefetch-page-ids,
-///   fmha-peel-masked-tiles (unless `peel` is false), fmha-expand-masks
+///   fmha-fold-exp2-shift, fmha-fold-vd-exp2, fmha-fold-vd-rescale (the
+///   folds unless `folds` is false), fmha-prefetch-page-ids,
+///   fmha-peel-masked-tiles and fmha-drop-empty-row-guard (unless `peel`
+///   is false), fmha-expand-masks
 /// `perTokenPrefetch` false leaves per-token page ids in their tile (the GPU
 /// lowering loads them per lane; carrying them would cost registers).
 /// `vdRoute` (empty: chosen) is fmha-select-config's vd-route.

@@ -41,14 +41,18 @@ bool runStartsAligned(ArrayRef<FragmentRun> runs) {
 
 int64_t mlir::fmha::stagedKVBytes(gpu::GPUFuncOp kernel) {
   llvm::MapVector<Operation *, int64_t> perLoop;
+  llvm::DenseMap<Operation *, int64_t> gathers;
   kernel.walk([&](GatherKVOp g) {
     VectorType t = g.getTile().getType();
     perLoop[g->getParentOp()] += t.getNumElements() * t.getElementTypeBitWidth() / 8;
+    ++gathers[g->getParentOp()];
   });
   int64_t bytes = 0, kvLoopBytes = 0;
   for (auto [parent, n] : perLoop) {
-    // An unrolled loop's copies share the first copy's buffers (LowerTiles).
-    if (auto u = parent->getAttrOfType<IntegerAttr>(kUnrolledAttr); u && u.getInt() > 1)
+    // An unrolled loop's copies share the first copy's buffers (LowerTiles,
+    // when the copies stage as many tiles each).
+    if (auto u = parent->getAttrOfType<IntegerAttr>(kUnrolledAttr);
+        u && u.getInt() > 1 && gathers[parent] % u.getInt() == 0)
       n /= u.getInt();
     if (parent->hasAttr(kKVLoopAttr))
       kvLoopBytes = std::max(kvLoopBytes, n);

@@ -305,6 +305,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
   // each iteration ends with a barrier after its LDS reads.
   std::map<std::tuple<int64_t, int64_t, int64_t>, Value> shared;
   llvm::DenseMap<Operation *, int64_t> stagedInLoop;
+  llvm::DenseMap<Operation *, int64_t> stagedPerCopy; // unrolled loops
   auto alignOf = [&](int64_t rowBytes) {
     // A swizzled tile is read by the warpgroup MMA through descriptors that
     // assume the swizzle pattern starts at a 1024-byte boundary; any other
@@ -428,12 +429,18 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     if (parent->hasAttr(kKVLoopAttr)) {
       int64_t n = stagedInLoop[parent]++;
       // An unrolled loop's copies run one after the other too: the n-th
-      // staged tile of each copy shares the first copy's buffer.
+      // staged tile of each copy shares the first copy's buffer (when the
+      // copies stage as many tiles each; stagedKVBytes counts the same).
       if (auto u = parent->getAttrOfType<IntegerAttr>(kUnrolledAttr); u && u.getInt() > 1) {
-        int64_t all = 0;
-        parent->walk([&](Operation *o) { all += o->getParentOp() == parent && stagesTile(o); });
-        if (all % u.getInt() == 0)
-          n %= all / u.getInt();
+        auto [it, fresh] = stagedPerCopy.try_emplace(parent, 0);
+        if (fresh) {
+          int64_t all = 0;
+          for (Operation &o : parent->getRegion(0).front())
+            all += stagesTile(&o);
+          it->second = all % u.getInt() ? 0 : all / u.getInt();
+        }
+        if (it->second)
+          n %= it->second;
       }
       if (!parent->hasAttr(kPipelinedAttr))
         if (Value v = ringView(n, f.ldsRows * f.ldsCols)) {

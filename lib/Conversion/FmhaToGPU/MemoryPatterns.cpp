@@ -4,12 +4,14 @@
 //   run in one wide load; rows past the valid count are clamped and zeroed.
 // - fmha.store_rows: O per row slot in runs of consecutive columns, lse by
 //   one lane per row; both guarded by q < rows.
-// - fmha.page_ids: one id per tile pages[start / P] (uniform, made
-//   wave-uniform where K/V use it), or nothing (per-token ids are recomputed
-//   per key where used).
+// - fmha.page_ids: one id per tile (uniform, made wave-uniform where K/V
+//   use it): in a KV loop pages[min(start / P, (len - 1) / P)] with no
+//   select, outside it pages[start / P] read only when start < len, else
+//   -1; or nothing (per-token ids are recomputed per key where used).
 // - fmha.gather_descale: from the descale as one flat f32 run at a 32-bit
-//   offset (docs/ABI.md); an id < 0 (a prefetched tile past the sequence,
-//   whose descale is never used) reads row 0. A scalar, or per column, one load per group of
+//   offset (docs/ABI.md); an id < 0 (the prologue's id of a sequence with
+//   no key, whose descale is never used) reads row 0; an id a KV loop's
+//   page_ids loaded needs no such guard. A scalar, or per column, one load per group of
 //   elements whose keys share a page on every lane when tiles are on page
 //   boundaries (the config's page_regime), at lane 0's key when the group
 //   is one page on every lane (wave-uniform loads); a key past the end

@@ -85,7 +85,9 @@ struct ValueForm {
 
 /// Bytes of workgroup memory the kernel's staged K and V tiles take: every
 /// fmha.gather_kv tile is staged, and the KV loops fmha-peel-masked-tiles
-/// split one loop into share their buffers (the most any one loop stages).
+/// split one loop into share their buffers (the most any one loop stages),
+/// and the copies of a loop fmha-unroll-kv-loop unrolled share the first
+/// copy's.
 int64_t stagedKVBytes(gpu::GPUFuncOp kernel);
 /// Bytes of the kernel's rings of K/V stages (fmha.stage_kv: stages x
 /// the tile's bytes per ring), beside stagedKVBytes.

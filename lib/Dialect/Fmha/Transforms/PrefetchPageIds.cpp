@@ -136,7 +136,8 @@ struct FmhaPrefetchPageIdsPass
     // for it at once: a scalar load's latency every tile, issue 15 item 3)
     // and the descales' own loads the next tile's first MMAs. The last
     // iteration prefetches tile hi: its tokens at or past seq_len read
-    // nothing (-1), the others lie in the sequence's own pages.
+    // nothing (-1; a uniform id in the loop may instead be the sequence's
+    // last page, fmha.page_ids), the others lie in the sequence's own pages.
     SmallVector<Value> nexts;
     rw.setInsertionPointToStart(loop.getBody());
     Value nextIv = arith::AddIOp::create(rw, loc, loop.getInductionVar(),

@@ -1,9 +1,9 @@
 //===- UnrollKVLoop.cpp - fmha-unroll-kv-loop -------------------------------===//
 //
-// Unrolls the loop of full KV tiles (fmha.full_tiles) by a factor with
-// upstream's scf::loopUnrollByFactor; the unrolled loop is marked
-// fmha.unrolled so the lane lowering can share the copies' workgroup
-// buffers. The remainder runs in a loop of the original step after it.
+// Unrolls the loop of full KV tiles (fmha.full_tiles) by a factor: a loop
+// over groups of tiles (an i32 counter from 0) whose body is that many
+// copies of one tile's, marked fmha.unrolled so the lane lowering can share
+// the copies' workgroup buffers; the original loop then runs the rest.
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
@@ -26,7 +26,7 @@ using namespace mlir::fmha;
 
 namespace {
 
-/// Unrolls `loop` (step 1, iv from lo to hi, hi >= lo) by `f`: a loop over
+/// Unrolls `loop` (step 1, iv from lo to hi) by `f`: a loop over
 /// the pair (triple, ...) index j in [0, (hi - lo) / f) whose body runs
 /// tiles lo + j f .. lo + j f + f - 1, then `loop` itself from lo + (hi -
 /// lo) / f * f to hi for the rest. The unrolled loop counts j by 1 from 0,
@@ -38,7 +38,10 @@ scf::ForOp unroll(scf::ForOp loop, int64_t f) {
   Location loc = loop.getLoc();
   Value lo = loop.getLowerBound(), hi = loop.getUpperBound();
   Value cf = arith::ConstantIndexOp::create(b, loc, f);
-  Value groups = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, hi, lo), cf);
+  // max(hi - lo, 0): a loop with hi < lo runs no tile, unrolled or not.
+  Value n = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, hi, lo),
+                                   arith::ConstantIndexOp::create(b, loc, 0));
+  Value groups = arith::DivUIOp::create(b, loc, n, cf);
   // The group counter in 32 bits (a KV loop has fewer than 2^31 tiles): a
   // target without 64-bit scalar compares (AMDGPU) tests it on one register.
   Type i32 = b.getI32Type();

@@ -13,7 +13,8 @@
 // CHECK-SAME: (%[[A:.*]]: vector<16x32xf32>, %[[LO:.*]]: index, %[[HI:.*]]: index)
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
-// CHECK: %[[N:.*]] = arith.subi %[[HI]], %[[LO]]
+// CHECK: %[[D:.*]] = arith.subi %[[HI]], %[[LO]]
+// CHECK: %[[N:.*]] = arith.maxsi %[[D]], %{{.*}}
 // CHECK: %[[G:.*]] = arith.divui %[[N]], %[[C2]]
 // CHECK: %[[GI:.*]] = arith.index_castui %[[G]] : index to i32
 // CHECK: %[[MAIN:.*]] = scf.for %[[J:.*]] = %{{.*}} to %[[GI]] step %{{.*}} iter_args(%[[X:.*]] = %[[A]]) -> (vector<16x32xf32>)  : i32 {
@@ -89,4 +90,21 @@ func.func @descales(%kd: memref<?x8xf32>, %ids: i32, %g: index, %a: f32,
     scf.yield %s : f32
   } {fmha.full_tiles, fmha.kv_loop}
   return %r : f32
+}
+
+// -----
+
+// hi < lo runs no tile: the group count is max(hi - lo, 0) / 2, so the
+// rest loop starts at lo + 0 and runs nothing either.
+// CHECK-LABEL: func @empty
+// CHECK: %[[D:.*]] = arith.subi
+// CHECK: %[[N:.*]] = arith.maxsi %[[D]], %{{.*}}
+// CHECK: arith.divui %[[N]]
+func.func @empty(%a: vector<16x32xf32>, %lo: index, %hi: index) -> vector<16x32xf32> {
+  %c1 = arith.constant 1 : index
+  %r = scf.for %t = %lo to %hi step %c1 iter_args(%x = %a) -> (vector<16x32xf32>) {
+    %s = "test.tile"(%x, %t) : (vector<16x32xf32>, index) -> vector<16x32xf32>
+    scf.yield %s : vector<16x32xf32>
+  } {fmha.full_tiles, fmha.kv_loop}
+  return %r : vector<16x32xf32>
 }

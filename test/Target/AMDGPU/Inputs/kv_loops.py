@@ -74,28 +74,36 @@ def main(path, limits=None, tiles=1):
     steady = min((c for c in counted if c["mfma"] == most),
                  key=lambda c: c["instructions"])
     bad = 0
-    if steady["mfma"] % tiles:
-        print(f"steady: {steady['mfma']} MFMAs are not {tiles} tiles")
-        return 1
+    # A tile's MFMAs: those of the loop with the fewest (a loop of one
+    # tile: the masked tiles' or the odd full tile's); the steady loop must
+    # hold exactly `tiles` of them, so a loop that was not unrolled fails.
+    if tiles > 1:
+        one = min(c["mfma"] for c in counted)
+        if steady["mfma"] != tiles * one:
+            print(f"steady: {steady['mfma']} MFMAs are not {tiles} tiles of {one}")
+            return 1
     def isMnem(m, k):
         return m in (k, k + "_e32", k + "_e64")
 
     def smemVmem(ms):
         first = next((i for i, m in enumerate(ms) if m.startswith("s_load")), None)
         if first is None:
-            return 0
+            return -1
         n = 0
         for d in range(1, len(ms)):
             j = (first + d) % len(ms)
             if ms[j] == "s_waitcnt" and "lgkmcnt" in steady["texts"][j]:
-                break
+                return n
             n += ms[j].startswith(("buffer_load", "global_load"))
-        return n
+        return -1  # no wait for it in the loop: not what the bound is about
 
     for item in limits.split(","):
         k, n = item.split("=")
-        if k.endswith(">"):  # K>=N: a lower bound (smem_vmem)
+        if k.endswith(">"):  # K>=N: a lower bound (smem_vmem only)
             k = k[:-1]
+            if k != "smem_vmem":
+                print(f"steady: {k}>= is not a lower bound this script knows")
+                return 1
             have = smemVmem(steady["mnemonics"])
             ok = have >= int(n)
             bad |= not ok

@@ -280,8 +280,10 @@ def Fmha_GatherDescaleOp : Fmha_Op<"gather_descale", [MemoryEffects<[MemRead]>]>
     Element j is `descale[ids[j], head]`; where ids[j] is -1 (a token past
     the sequence's end, or the tile after the last one) it is unspecified and
     must not be used: the host lowering gives 0, the GPU lowering row 0's
-    descale without a select (docs/ABI.md). With a uniform i32 id the result
-    is one f32.
+    descale without a select (docs/ABI.md). In a KV loop the GPU lowering's
+    uniform id of the tile after the last one is the last page's
+    (fmha.page_ids), so there it reads that page's descale, equally unused.
+    With a uniform i32 id the result is one f32.
   }];
   let arguments = (ins AnyMemRef:$descale,
                        AnyTypeOf<[I32, VectorOfRankAndType<[1], [I32]>]>:$ids,

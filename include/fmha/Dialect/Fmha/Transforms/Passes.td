@@ -597,14 +597,17 @@ def FmhaDropEmptyRowGuard : Pass<"fmha-drop-empty-row-guard"> {
     and exp never sees -inf - -inf (docs/SPEC.md, the kernel's algorithm).
     In a loop of full tiles (`fmha.full_tiles`: no mask) whose score
     products (`fmha.tile_mma` with `transpose_rhs`) all multiply e4m3
-    values (f8E4M3FN or f8E4M3FNUZ, types with no infinity), every score is
-    finite or NaN: the products are finite, and what multiplies them (the
-    softmax scale, finite descales, a soft cap's tanh) keeps them so. A
-    row's max over a tile of finite scores is finite, so m_new is never
+    values (f8E4M3FN or f8E4M3FNUZ, types with no infinity; a 16-bit Q
+    quantized per tile is such an operand), every score is finite or NaN:
+    a product is at most 448^2 D, and what multiplies it (the softmax scale,
+    descales, which docs/SPEC.md states finite and > 0, a soft cap's tanh)
+    keeps it finite short of an f32 overflow that needs descale products
+    above about 1e30; the exp2_bias route's log2(vd) / c is finite for vd >
+    0. A row's max over a tile of finite scores is finite, so m_new is never
     -inf there, and the select returns m_new: it is replaced by m_new. (A
     row whose scores in the tile are all NaN gives m_new = m; with m = -inf
     the row is NaN either way, as docs/SPEC.md states for NaN scores.)
-    Loops with a mask, or with a 16-bit or e5m2 operand (which hold
+    Loops with a mask, or with a 16-bit K or e5m2 operand (which hold
     infinities), keep the guard. What it buys: AMDGPU's v_cmp, v_cndmask
     and hazard s_nop a row and tile, NVIDIA's setp and selp.
 
@@ -625,20 +628,22 @@ def FmhaDropEmptyRowGuard : Pass<"fmha-drop-empty-row-guard"> {
 def FmhaUnrollKVLoop : Pass<"fmha-unroll-kv-loop"> {
   let summary = "Unroll the loop of full KV tiles by a factor (AMDGPU)";
   let description = [{
-    The loop fmha-peel-masked-tiles marked `fmha.full_tiles` is unrolled by
-    `factor` with upstream's scf::loopUnrollByFactor: the body is copied
-    `factor` times per iteration (the copies chain the carried m, l, o and
-    prefetched page ids), and a loop of the original step runs the
-    remaining 0 to factor - 1 tiles after it. Both keep every marker; the
-    unrolled loop also gets `fmha.unrolled = factor`, so the lane lowering
-    gives the copies' staged tiles the buffers of the first copy's (the
-    workgroup memory stays that of one tile). What it buys on AMDGPU: the
-    loop's carried values no longer need a copy a tile (the allocator
-    alternates registers between the copies), the loop control is paid
-    once per `factor` tiles, and the scheduler overlaps one copy's tail
-    with the next one's loads. The result is the same bit for bit (the
-    same tiles in the same order). A loop with another step, or none
-    marked, is left alone; factor 1 changes nothing.
+    The loop fmha-peel-masked-tiles marked `fmha.full_tiles` (step 1, tiles
+    lo to hi) becomes a loop over max(hi - lo, 0) / factor groups, counted
+    by an i32 from 0 (a target tests it on one register; upstream's
+    loopUnrollByFactor steps the iv to a computed bound, which AMDGPU
+    compared with a 64-bit VALU compare), whose body is `factor` copies of
+    one tile's (tiles lo + j factor + k, the copies chaining the carried m,
+    l, o and prefetched page ids); then the original loop runs the rest, 0
+    to factor - 1 tiles, from lo + groups factor. The group loop keeps every
+    marker and gets `fmha.unrolled = factor`, the rest `fmha.unrolled = 1`
+    (so the pass runs once), and the lane lowering gives the copies' staged
+    tiles the first copy's workgroup buffers. What it buys on AMDGPU: the
+    loop's carried values need no copy a tile, the loop control is paid
+    once a group, and the scheduler overlaps one copy's tail with the next
+    one's loads. The result is the same bit for bit (the same tiles in the
+    same order). A loop with another step, or none marked, is left alone;
+    factor 1 changes nothing.
 
     factor -1 (the default, and the AMDGPU pipeline's) is the pass's rule:
     2 for a loop that gathers descales (kv_blockscale: its per-tile scalar
@@ -648,11 +653,13 @@ def FmhaUnrollKVLoop : Pass<"fmha-unroll-kv-loop"> {
 
     ```mlir
     // before
-    scf.for %t = %lo to %hi step %c1 iter_args(...) {...} {fmha.full_tiles, fmha.kv_loop}
-    // after (factor 2)
-    scf.for %t = %lo to %hi2 step %c2 iter_args(...) {body(t); body(t + 1)}
-        {fmha.full_tiles, fmha.kv_loop, fmha.unrolled = 2}
-    scf.for %t = %hi2 to %hi step %c1 iter_args(...) {body(t)} {fmha.full_tiles, fmha.kv_loop}
+    scf.for %t = %lo to %hi step %c1 iter_args(...) {body(t)} {fmha.full_tiles, fmha.kv_loop}
+    // after (factor 2): g = max(hi - lo, 0) / 2
+    scf.for %j = %c0_i32 to %g_i32 step %c1_i32 iter_args(...) : i32 {
+      body(lo + 2 j); body(lo + 2 j + 1)
+    } {fmha.full_tiles, fmha.kv_loop, fmha.unrolled = 2}
+    scf.for %t = %lo2g to %hi step %c1 iter_args(...) {body(t)}
+        {fmha.full_tiles, fmha.kv_loop, fmha.unrolled = 1}
     ```
   }];
   let options = [
