@@ -52,6 +52,16 @@ Value pageIdOfKey(ImplicitLocOpBuilder &b, Value pages, int64_t pageSize,
   return memref::LoadOp::create(b, pages, ValueRange{laneToIndex(b, slot)});
 }
 
+/// pages[min(slot, (len - 1) / P)]: the page of slot, or the sequence's
+/// last page past its end (len >= 1: a KV loop's tile is being processed).
+Value loadClampedPageId(ImplicitLocOpBuilder &b, Value pages, Value slot,
+                        Value len, int64_t pageSize) {
+  Value last = arith::DivUIOp::create(
+      b, arith::SubIOp::create(b, len, laneConstI32(b, 1)), laneConstI32(b, pageSize));
+  slot = arith::MinSIOp::create(b, slot, last);
+  return memref::LoadOp::create(b, pages, ValueRange{laneToIndex(b, slot)});
+}
+
 struct LoadRowsPattern : LanePattern<LoadRowsOp> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(LoadRowsOp op, OneToNOpAdaptor a,
@@ -229,10 +239,7 @@ struct PageIdsPattern : LanePattern<PageIdsOp> {
       // item 3; page-ids-uniform_gfx942.test).
       int64_t p = op.getPageSize();
       Value slot = arith::DivUIOp::create(b, start, laneConstI32(b, p));
-      Value last = arith::DivUIOp::create(
-          b, arith::SubIOp::create(b, len, laneConstI32(b, 1)), laneConstI32(b, p));
-      slot = arith::MinUIOp::create(b, slot, last);
-      rw.replaceOp(op, memref::LoadOp::create(b, pages, ValueRange{laneToIndex(b, slot)}));
+      rw.replaceOp(op, loadClampedPageId(b, pages, slot, len, p));
       return success();
     }
     // Uniform, outside the KV loop: pages[start / P] when start < len, else
@@ -321,10 +328,7 @@ Value tilePageId(ImplicitLocOpBuilder &b, const LaneContext &lc,
   }
   Value slot = arith::AddIOp::create(
       b, arith::DivUIOp::create(b, ids.start, laneConstI32(b, p)), laneConstI32(b, j));
-  Value last = arith::DivUIOp::create(
-      b, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)), laneConstI32(b, p));
-  slot = arith::MinSIOp::create(b, slot, last);
-  Value id = memref::LoadOp::create(b, ids.pages, ValueRange{laneToIndex(b, slot)});
+  Value id = loadClampedPageId(b, ids.pages, slot, ids.len, p);
   lc.tilePageIds.push_back({op.getOperation(), j, here, id});
   return id;
 }

@@ -26,7 +26,7 @@
 // CHECK: %[[S:.*]] = arith.divui %{{.*}}, %c1024_i32{{.*}} : i32
 // CHECK: %[[LM1:.*]] = arith.subi %{{.*}}, %c1_i32{{.*}} : i32
 // CHECK: %[[L:.*]] = arith.divui %[[LM1]], %c1024_i32{{.*}} : i32
-// CHECK: %[[SL:.*]] = arith.minui %[[S]], %[[L]] : i32
+// CHECK: %[[SL:.*]] = arith.minsi %[[S]], %[[L]] : i32
 // CHECK: %[[IX:.*]] = arith.index_cast{{.*}} %[[SL]]
 // CHECK: %[[ID:.*]] = memref.load %{{.*}}[%[[IX]]] : memref<?xi32, 1>
 // CHECK-NOT: arith.select

@@ -73,7 +73,6 @@ scf::ForOp unroll(scf::ForOp loop, int64_t f) {
   }
   scf::YieldOp::create(in, loc, carried);
   // The rest: the original loop from the first tile the groups left.
-  b.setInsertionPointAfter(main);
   loop->moveAfter(main);
   b.setInsertionPoint(loop);
   Value restLo = arith::AddIOp::create(b, loc, lo, arith::MulIOp::create(b, loc, groups, cf));
