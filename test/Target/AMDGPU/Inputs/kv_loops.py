@@ -11,7 +11,9 @@ With --steady K=N,..., it also checks the steady-state loop (as the
 workplace's loop model picks it: among the loops with the most MFMAs, the one
 with the fewest instructions): each count K at most N. A K other than the
 printed counts is a mnemonic: the instructions whose mnemonic is K or K_e32 /
-K_e64 (v_max_f32 counts v_max_f32_e32, not v_max3_f32); K = A>B counts the A
+K_e64 (v_max_f32 counts v_max_f32_e32, not v_max3_f32); mfma_zero counts the
+MFMAs whose accumulator operand is the constant 0 (a chain's first step from
+zero; the others accumulate onto a register); K = A>B counts the A
 that come after the loop's first B (an order: A>B=0, every A before any B).
 It prints one line per limit and exits 1 when one is over, so a regression
 fails the test.
@@ -115,8 +117,12 @@ def main(path, limits=None, tiles=1):
             first = next((i for i, m in enumerate(ms) if isMnem(m, b)), len(ms))
             have = sum(isMnem(m, a) for m in ms[first:])
         else:
-            have = steady[k] if k in steady else sum(
-                isMnem(m, k) for m in steady["mnemonics"])
+            if k == "mfma_zero":
+                have = sum(m.startswith("v_mfma") and re.search(r",\s*0$", t) is not None
+                           for m, t in zip(steady["mnemonics"], steady["texts"]))
+            else:
+                have = steady[k] if k in steady else sum(
+                    isMnem(m, k) for m in steady["mnemonics"])
             if tiles > 1:
                 have = have / tiles
                 have = int(have) if have == int(have) else round(have, 1)

@@ -625,6 +625,43 @@ def FmhaDropEmptyRowGuard : Pass<"fmha-drop-empty-row-guard"> {
   ];
 }
 
+def FmhaAccumulatePV : Pass<"fmha-accumulate-pv"> {
+  let summary = "Accumulate P x V into the rescaled o where nothing scales the product (AMDGPU)";
+  let description = [{
+    fmha-tile writes each KV loop's output update as o_new = alpha * o +
+    P x V with the product from a zero accumulator (docs/SPEC.md's online
+    softmax). Where the product has no per-key scale (no `k_scale`) and
+    nothing multiplies it (quant none, and the exp2_bias route once
+    fmha-fold-vd-exp2 has moved vd into P), the update is one accumulating
+    product: o_new = tile_mma(P, V, alpha * o), as fmha-fold-vd-rescale
+    writes the scalar and page_groups routes. The sum is the same up to f32
+    rounding (alpha * o joins the product's sum first instead of last).
+    What it buys on AMDGPU: the MFMA chain accumulates into o in place, so
+    no f32 add (or fma) a lane and accumulator register follows it, and
+    nothing waits for the chain's last result in the tile (gfx942 page 16:
+    the fmas after P x V and their hazard `s_nop`; bench/NOTES.md,
+    2026-12-06, eleventh session). A product from a non-zero accumulator,
+    with a k_scale, used elsewhere, or an update of another shape is left
+    alone. It runs on the AMDGPU pipeline only: sm_90a's warpgroup MMA adds
+    its chains to o after the wait either way, and the mma.sync route's
+    FP8 accumulation into a rescaled o has not been measured on a device.
+
+    ```mlir
+    // before
+    %r = arith.mulf %alpha_t, %o : vector<128x128xf32>
+    %u = fmha.tile_mma %p, %v, %zero : ...
+    %o_new = arith.addf %r, %u : vector<128x128xf32>
+    // after
+    %r = arith.mulf %alpha_t, %o : vector<128x128xf32>
+    %o_new = fmha.tile_mma %p, %v, %r : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numAccumulated", "num-accumulated", "P x V products accumulated into the rescaled o">
+  ];
+}
+
 def FmhaUnrollKVLoop : Pass<"fmha-unroll-kv-loop"> {
   let summary = "Unroll the loop of full KV tiles by a factor (AMDGPU)";
   let description = [{
