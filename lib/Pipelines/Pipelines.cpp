@@ -246,8 +246,12 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   // AMDGPU: P x V accumulates into the rescaled o where nothing scales the
   // product (exp2_bias, quant none; bench/NOTES.md, 2026-12-06, eleventh
   // session).
-  if (info && info->vendor == ChipVendor::AMDGPU)
+  // And the row sum after P x V, where LLVM's scheduler interleaves its
+  // adds with the MFMAs (same note).
+  if (info && info->vendor == ChipVendor::AMDGPU) {
     pm.addPass(createFmhaAccumulatePV());
+    pm.addPass(createFmhaSinkRowSum());
+  }
   // AMDGPU: the full tiles' loop unrolled (its auto rule: by 2 where the
   // loop gathers descales; bench/NOTES.md, 2026-12-06, tenth session).
   if (info && info->vendor == ChipVendor::AMDGPU && options.kvUnroll != 1) {

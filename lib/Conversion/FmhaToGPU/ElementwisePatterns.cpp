@@ -112,6 +112,31 @@ bool loadedScalars(Value k) {
          });
 }
 
+/// Whether lane vector `k` holds non-negative coefficients by docs/SPEC.md:
+/// loaded descales (loadedScalars), or each of them times one scalar (the
+/// exp2 argument's kd * c, which the lowering of (S * kd) * c below builds
+/// as vector.from_elements of mulf(extract(kd), c); c is the softmax's
+/// sigma = sm_scale log2(e) qd, > 0 as sm_scale and the descales are).
+bool nonNegativeCoefficients(Value k) {
+  if (loadedScalars(k))
+    return true;
+  auto fe = k.getDefiningOp<vector::FromElementsOp>();
+  if (!fe)
+    return false;
+  Value scalar;
+  for (Value e : fe.getElements()) {
+    auto mul = e.getDefiningOp<arith::MulFOp>();
+    if (!mul)
+      return false;
+    auto ex = mul.getLhs().getDefiningOp<vector::ExtractOp>();
+    if (!ex || !loadedScalars(ex.getSource()) || isa<VectorType>(mul.getRhs().getType()) ||
+        (scalar && mul.getRhs() != scalar))
+      return false;
+    scalar = mul.getRhs();
+  }
+  return true;
+}
+
 /// A lane part of S' = S * kd with kd per key as the gathered descales give
 /// it: `arith.mulf %x, %k` with %k loadedScalars. Returns x, the descale
 /// vector and its scalars, or nothing.
@@ -579,11 +604,12 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
     // The same for S' = S * kd + b with b per key too (affinePart:
     // exp2_bias's bias log2(vd) / c): k * max(S) + b a group (one fma),
     // where the per-element S' took an fma an element before its max.
-    // Only where k is loaded descales (amax / M >= 0, docs/SPEC.md): k *
-    // max(x) is max(k * x) for k >= 0 only (k = 0: both 0 for finite x).
+    // Only where k is loaded descales (amax / M >= 0, docs/SPEC.md), or
+    // descales times sigma (> 0; nonNegativeCoefficients): k * max(x) is
+    // max(k * x) for k >= 0 only (k = 0: both 0 for finite x).
     bool grouped = isMax && !src.parts.empty() && llvm::all_of(src.parts, [](Value p) {
                      std::optional<AffinePart> a = affinePart(p);
-                     return a && loadedScalars(a->k);
+                     return a && nonNegativeCoefficients(a->k);
                    });
     // A sum of P * w with w per key (exp2_bias's row sum of P / vd): each
     // group's P summed as 2-vectors, times its w once, where every pair

@@ -2,11 +2,11 @@
 //
 // The exp2_bias V-descale route (docs/FOLDS.md, "vd in the exp2
 // argument"): where P x V scales its keys by a per-key vd (k_scale), the
-// vd moves into the softmax instead. With lb = log2(vd) / c (c the folded
-// sigma, so lb is in the units of the scores S'), the row max and the exp2
-// argument take y = S' + lb, so p = exp2(y c - off) carries each key's vd;
-// the row sum takes p / vd; P x V drops its k_scale. The rule is on the
-// pass (Passes.td).
+// vd moves into the softmax instead: the exp2 argument takes y = S' c +
+// log2(vd) (c the folded sigma), so p = exp2(y - off) carries each key's
+// vd; the tile's row max is max(y) / c, the max of S' + log2(vd) / c in
+// the scores' units; the row sum takes p / vd; P x V drops its k_scale.
+// The rule is on the pass (Passes.td).
 //
 //===----------------------------------------------------------------------===//
 #include "KVLoop.h"
@@ -80,16 +80,30 @@ void fold(Plan &p) {
   auto tileT = cast<VectorType>(p.scores.getType());
   Value vd = p.pv.getKScale();
   auto vecT = cast<VectorType>(vd.getType());
-  // lb = log2(vd) * (1 / c), per key; y = S' + lb.
+  // In exp2 units, per key: y = S' c + log2(vd), the exp2 argument before
+  // the row max is subtracted (p.scaled was S' c).
   Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
-  Value invC = arith::DivFOp::create(b, loc, one, p.c);
-  Value lb = arith::MulFOp::create(b, loc, math::Log2Op::create(b, loc, vd),
-                                   vector::BroadcastOp::create(b, loc, vecT, invC));
-  Value y = arith::AddFOp::create(b, loc, p.scores,
-                                  vector::BroadcastOp::create(b, loc, tileT, lb));
+  Value log2Vd = math::Log2Op::create(b, loc, vd);
+  Value y = arith::AddFOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, p.scores,
+                            vector::BroadcastOp::create(b, loc, tileT, p.c)),
+      vector::BroadcastOp::create(b, loc, tileT, log2Vd));
+  p.scaled.getResult().replaceAllUsesWith(y);
+  p.scaled.erase();
+  // The row max of S' + log2(vd) / c, taken in exp2 units and scaled back
+  // once a row: max(y) * (1 / c) (the lane lowering takes max(y) a page as
+  // (kd c) max(S) + log2(vd); in score units each page's bias would cost a
+  // multiply by 1 / c). The running max stays in the scores' units; m c
+  // then differs from max(y) by f32 rounding only, so the largest exp2
+  // argument of a row is the shift up to that rounding and P stays in range.
   p.rowMax.getSourceMutable().assign(y);
-  (p.scaled.getLhs() == p.scores ? p.scaled.getLhsMutable() : p.scaled.getRhsMutable())
-      .assign(y);
+  b.setInsertionPointAfter(p.rowMax);
+  Value invC = arith::DivFOp::create(b, loc, one, p.c);
+  auto rowT = cast<VectorType>(p.rowMax.getType());
+  Value mTile = arith::MulFOp::create(b, loc, p.rowMax.getResult(),
+                                      vector::BroadcastOp::create(b, loc, rowT, invC));
+  p.rowMax.getResult().replaceAllUsesExcept(mTile, mTile.getDefiningOp());
   // The row sum of p / vd (in f32, before the cast).
   b.setInsertionPoint(p.rowSum);
   Value inv = arith::DivFOp::create(

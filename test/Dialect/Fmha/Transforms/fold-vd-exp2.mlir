@@ -1,8 +1,9 @@
 // fmha-fold-vd-exp2 on the tiled gfx942 kernel at page 16 (kv_blockscale,
 // a V descale per key; fmha-select-config takes vd_route = exp2_bias there,
-// docs/FOLDS.md): lb = log2(vd) * (1 / c) joins the scores S' before the
-// row max and the exp2 argument's multiply by c, the row sum takes p / vd,
-// and P x V loses its k_scale. The same kernel with a config that states
+// docs/FOLDS.md): y = S' c + log2(vd) is the exp2 argument before the row
+// max is subtracted, the tile's row max is max(y) * (1 / c) (in the scores'
+// units, as the running max m), the row sum takes p / vd, and P x V loses
+// its k_scale. The same kernel with a config that states
 // page_groups keeps its k_scale (the pass reads the route).
 // RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/x1024x8x128/x16x8x128/g; s/page_size = 1024/page_size = 16/' \
 // RUN:   %fmha_src_root/examples/default_request.mlir \
@@ -17,16 +18,18 @@
 // CHECK: %[[VD:.*]] = fmha.gather_descale %arg9[%{{.*}}] {{.*}} -> vector<128xf32>
 // CHECK: %[[SD:.*]] = arith.mulf %[[S]], %{{.*}} : vector<128x128xf32>
 // CHECK: %[[SM:.*]] = fmha.mask_tile %[[SD]]
-// CHECK: %[[INVC:.*]] = arith.divf %{{.*}}, %[[C:.*]] : f32
-// CHECK-NEXT: %[[LOG:.*]] = math.log2 %[[VD]] : vector<128xf32>
+// CHECK: %[[LOG:.*]] = math.log2 %[[VD]] : vector<128xf32>
+// CHECK-NEXT: %[[CT:.*]] = vector.broadcast %[[C:.*]] : f32 to vector<128x128xf32>
+// CHECK-NEXT: %[[SC:.*]] = arith.mulf %[[SM]], %[[CT]] : vector<128x128xf32>
+// CHECK-NEXT: %[[LOGT:.*]] = vector.broadcast %[[LOG]] : vector<128xf32> to vector<128x128xf32>
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[SC]], %[[LOGT]] : vector<128x128xf32>
+// CHECK-NEXT: %[[MAX:.*]] = vector.multi_reduction <maximumf>, %[[Y]]
+// CHECK-NEXT: %[[INVC:.*]] = arith.divf %{{.*}}, %[[C]] : f32
 // CHECK-NEXT: %[[INVCV:.*]] = vector.broadcast %[[INVC]] : f32 to vector<128xf32>
-// CHECK-NEXT: %[[LB:.*]] = arith.mulf %[[LOG]], %[[INVCV]] : vector<128xf32>
-// CHECK-NEXT: %[[LBT:.*]] = vector.broadcast %[[LB]] : vector<128xf32> to vector<128x128xf32>
-// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[SM]], %[[LBT]] : vector<128x128xf32>
-// CHECK-NEXT: vector.multi_reduction <maximumf>, %[[Y]]
-// CHECK: %[[CT:.*]] = vector.broadcast %[[C]] : f32 to vector<128x128xf32>
-// CHECK-NEXT: arith.mulf %[[Y]], %[[CT]] : vector<128x128xf32>
-// CHECK: %[[P:.*]] = math.exp2 %{{.*}} : vector<128x128xf32>
+// CHECK-NEXT: %[[MT:.*]] = arith.mulf %[[MAX]], %[[INVCV]] : vector<128xf32>
+// CHECK-NEXT: arith.maxnumf %{{.*}}, %[[MT]] : vector<128xf32>
+// CHECK: %[[ARG:.*]] = arith.subf %[[Y]], %{{.*}} : vector<128x128xf32>
+// CHECK-NEXT: %[[P:.*]] = math.exp2 %[[ARG]] : vector<128x128xf32>
 // CHECK: %[[W:.*]] = arith.divf %{{.*}}, %[[VD]] : vector<128xf32>
 // CHECK-NEXT: %[[WT:.*]] = vector.broadcast %[[W]] : vector<128xf32> to vector<128x128xf32>
 // CHECK-NEXT: %[[PW:.*]] = arith.mulf %[[P]], %[[WT]] : vector<128x128xf32>

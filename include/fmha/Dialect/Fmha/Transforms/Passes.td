@@ -576,13 +576,17 @@ def FmhaFoldVdExp2 : Pass<"fmha-fold-vd-exp2"> {
   let description = [{
     In each KV loop of a grid whose config states `vd_route = exp2_bias`
     (docs/FOLDS.md, "vd in the exp2 argument"), where P x V scales its keys
-    by a per-key vd (`k_scale`): with lb = log2(vd) / c, c the scalar the
-    scores S' are multiplied by before the exp2, the row max and the exp2
-    argument take S' + lb (p = exp2((S' + lb) c - off) = vd exp2(S' c -
-    off)), the row sum takes p / vd, and P x V loses its `k_scale`: one
-    product over the whole tile with no vd after it. The running max is
-    then that of S' + lb; o and l keep their recurrences and the epilogue
-    its o / l. Run after fmha-fold-exp2-shift and before
+    by a per-key vd (`k_scale`): with c the scalar the scores S' are
+    multiplied by before the exp2, the exp2 argument before the row max is
+    subtracted becomes y = S' c + log2(vd) (p = exp2(y - off) = vd
+    exp2(S' c - off)), the tile's row max is max(y) * (1 / c) (the max of
+    S' + log2(vd) / c, in the scores' units as the running max m; taken on
+    y, a page's bias costs no multiply by 1 / c: 2026-12-06, eleventh
+    session), the row sum takes p / vd, and P x V loses its `k_scale`: one
+    product over the whole tile with no vd after it. m c differs from a
+    row's largest y by f32 rounding only, so P stays within 2^SHIFT up to
+    that rounding. o and l keep their recurrences and the epilogue its o /
+    l. Run after fmha-fold-exp2-shift and before
     fmha-fold-vd-rescale (which then finds no per-key vd). A loop of
     another shape, or a grid with another route, is left alone.
   }];
@@ -659,6 +663,39 @@ def FmhaAccumulatePV : Pass<"fmha-accumulate-pv"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let statistics = [
     Statistic<"numAccumulated", "num-accumulated", "P x V products accumulated into the rescaled o">
+  ];
+}
+
+def FmhaSinkRowSum : Pass<"fmha-sink-row-sum"> {
+  let summary = "Move the running row sum's reduction to the end of the KV loop's body (AMDGPU)";
+  let description = [{
+    The row sum l_new = alpha * l + rowsum(p) of a KV tile (docs/SPEC.md's
+    online softmax) is used by nothing in its tile but the loop's yield.
+    fmha-tile writes it before P's cast and P x V; this pass moves it, with
+    the pure ops of the body that only it uses (the exp2_bias route's
+    weights 1 / vd and p / vd), to just before the yield, in their order.
+    The values are the same bit for bit (no op changes, none is
+    reassociated). What it buys on AMDGPU: LLVM's scheduler then places the
+    sum's adds among P x V's MFMAs rather than before the first one, which
+    had waited for them (bench/NOTES.md, 2026-12-06, eleventh session).
+    A loop whose yielded l is not computed by a row sum in its body is left
+    alone.
+
+    ```mlir
+    // before
+    %s = vector.multi_reduction <add>, %p, %zero [1] : ...
+    %l_new = arith.addf %al, %s : vector<128xf32>
+    %pv = fmha.tile_mma %p8, %v, %acc : ...
+    scf.yield %m_new, %l_new, %pv : ...
+    // after
+    %pv = fmha.tile_mma %p8, %v, %acc : ...
+    %s = vector.multi_reduction <add>, %p, %zero [1] : ...
+    %l_new = arith.addf %al, %s : vector<128xf32>
+    scf.yield %m_new, %l_new, %pv : ...
+    ```
+  }];
+  let statistics = [
+    Statistic<"numSunk", "num-sunk", "KV loops whose row sum was moved to the end of the body">
   ];
 }
 
