@@ -40,6 +40,11 @@ REQUESTS = [
     # 16-bit Q, K and V (quant none): the 16-bit MFMA (block_n 64).
     ("bf16 Q/K/V (quant none), P=1024, causal",
      ["--quant", "none", "--q-dtype", "bf16", "--kv-dtype", "bf16"]),
+    # 8 waves sharing each K/V tile (--warps 8, block_m 256): a wave's
+    # share of the loads and V transposes halves.
+    ("8 waves (block_m 256), P=1024, kv_blockscale, causal", ["--warps", "8"]),
+    ("8 waves (block_m 256), P=16, kv_blockscale, causal", ["--warps", "8", "--page-size", "16"]),
+    ("8 waves (block_m 256), D=64, P=1024, kv_blockscale, causal", ["--warps", "8", "--head-dim", "64"]),
 ]
 MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64,
        "v_mfma_f32_32x32x8_bf16": 32 * 32 * 8, "v_mfma_f32_32x32x16_bf16": 32 * 32 * 16}
@@ -79,8 +84,9 @@ def one(build, stats, chip, flags, tmp):
     macs = cfg["block_m"] * cfg["block_n"] * (req["head_dim"] + req["head_dim_v"])
     minimum = macs // MNK[next(iter(kinds))] if kinds else 0
     mfma = counts.get("mfma", 0)
+    waves = cfg.get("warps", 4)
     # KV tiles one iteration runs (fmha-unroll-kv-loop: 2 for kv_blockscale).
-    tiles = mfma // (minimum // 4) if minimum else 1
+    tiles = mfma // (minimum // waves) if minimum else 1
     cycles = float(m.group(1)) if m else float("nan")
     return {
         "chip": chip, "flags": flags,
@@ -89,7 +95,7 @@ def one(build, stats, chip, flags, tmp):
         "vgpr_spills": man["vgpr_spills"], "sgpr_spills": man["sgpr_spills"],
         "waves_per_simd": man["waves_per_simd"],
         "loop_instructions": n, "mfma_kinds": kinds, "mfma": counts.get("mfma", 0),
-        "mfma_min_per_wave": minimum // 4,
+        "mfma_min_per_wave": minimum // waves,
         "valu": counts.get("valu", 0), "salu": counts.get("salu", 0), "lds_ops": counts.get("lds", 0),
         "vmem": counts.get("vmem", 0), "smem": counts.get("smem", 0), "waitcnt": counts.get("waitcnt", 0),
         "barrier": counts.get("barrier", 0), "v_exp": counts.get("v_exp", 0), "cvt_fp8": counts.get("cvt_fp8", 0),

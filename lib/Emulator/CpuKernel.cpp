@@ -190,6 +190,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   FmhaSelectConfigOptions s;
   s.chip = impl->lanes ? t : "host";
   s.vdRoute = opt.vdRoute;
+  s.warps = impl->lanes ? opt.warps : 0;
   cfgPm.addPass(createFmhaSelectConfig(s));
   if (failed(cfgPm.run(*module))) {
     error = "invalid request: " + diag;

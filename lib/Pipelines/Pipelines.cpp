@@ -29,10 +29,11 @@ using namespace mlir::fmha;
 
 void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                                    bool folds, bool perTokenPrefetch,
-                                   bool peel, StringRef vdRoute) {
+                                   bool peel, StringRef vdRoute, int64_t warps) {
   FmhaSelectConfigOptions select;
   select.chip = chip.str();
   select.vdRoute = vdRoute.str();
+  select.warps = warps;
   pm.addPass(createFmhaSelectConfig(select));
   pm.addPass(createFmhaTile());
   if (folds) {
@@ -201,7 +202,7 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
 void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
                                          const LaneKernelOptions &options) {
   buildFmhaTilingPipeline(pm, chip, options.folds, /*perTokenPrefetch=*/false,
-                          options.peel, options.vdRoute);
+                          options.peel, options.vdRoute, options.warps);
   // The soft cap's tanh as exp2 and arith: no device library on a GPU.
   pm.addPass(fmha::createExpandTanhPass());
   pm.addPass(createCanonicalizerPass());

@@ -73,6 +73,12 @@ inline cl::opt<int64_t> optKvUnroll(
              "(fmha-unroll-kv-loop; -1, the default: 2 for kv_blockscale, else "
              "1; 1: off)"),
     cl::init(-1), cl::cat(kToolCategory));
+inline cl::opt<int64_t> optWarps(
+    "warps",
+    cl::desc("AMDGPU: waves of a workgroup sharing each K/V tile (0, the "
+             "default: the chip's 4; 8: block_m 256, where two waves a SIMD "
+             "fit, D <= 128)"),
+    cl::init(0), cl::cat(kToolCategory));
 inline cl::opt<std::string> optVdRoute(
     "vd-route",
     cl::desc("the V-descale route to state instead of the compiler's choice: "
@@ -93,6 +99,7 @@ template <typename Options> void applyKernelFlags(Options &o) {
   o.kvStages = optKvStages;
   o.kvUnroll = optKvUnroll;
   o.vdRoute = optVdRoute;
+  o.warps = optWarps;
 }
 
 } // namespace fmha_tools

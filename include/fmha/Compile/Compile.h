@@ -60,6 +60,10 @@ struct CompileOptions {
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).
   std::string vdRoute;
+  /// AMDGPU: the waves of a workgroup, sharing each K/V tile (0: the chip's
+  /// 4; 8: block_m 256, where two waves a SIMD fit: D <= 128; an error names
+  /// the rule otherwise). Another chip takes only its own count.
+  int64_t warps = 0;
   /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
   unsigned linkSeconds = kDefaultLinkSeconds;
 };

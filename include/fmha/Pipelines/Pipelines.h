@@ -45,10 +45,12 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
 ///   is false), fmha-expand-masks
 /// `perTokenPrefetch` false leaves per-token page ids in their tile (the GPU
 /// lowering loads them per lane; carrying them would cost registers).
-/// `vdRoute` (empty: chosen) is fmha-select-config's vd-route.
+/// `vdRoute` (empty: chosen) is fmha-select-config's vd-route, `warps` (0:
+/// the chip's) its warps.
 void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                              bool folds = true, bool perTokenPrefetch = true,
-                             bool peel = true, StringRef vdRoute = "");
+                             bool peel = true, StringRef vdRoute = "",
+                             int64_t warps = 0);
 
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   /// A GPU chip of the chip table (fmha/Support/Chips.h). gfx942 here and in
@@ -189,9 +191,12 @@ struct LaneKernelOptions {
   int64_t kvUnroll = -1;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
+  /// fmha-select-config's warps (0: the chip's; AMDGPU: 8 shares each K/V
+  /// tile among 8 waves, block_m 256).
+  int64_t warps = 0;
 };
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same ten fields).
+/// emulator's CpuKernelOptions give them (the same eleven fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -205,6 +210,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.kvStages = o.kvStages;
   l.kvUnroll = o.kvUnroll;
   l.vdRoute = o.vdRoute;
+  l.warps = o.warps;
   return l;
 }
 /// The GPU front half shared by the GPU pipelines: the tiling stages for

@@ -9,8 +9,10 @@ anything else (a failed check, an invalid request, a crash, a runtime error
 such as divergent lanes, a kernel whose V-descale route is not the regime's)
 fails it. A case cases.py marks as a known out-of-bounds read (oob=True)
 passes only when fmha-run reports it: exit 3 with "lane emulator:
-out-of-bounds memory access" (the kernel is built with check-bounds). Nothing
-is skipped. The last line, "N passed, 0 failed", is what the lit test checks.
+out-of-bounds memory access" (the kernel is built with check-bounds). A
+case named by --refused NAME:TEXT passes only when fmha-run refuses it
+(exit 2, TEXT in the error): a rule the --extra flags break. Nothing is
+skipped. The last line, "N passed, 0 failed", is what the lit test checks.
 """
 import argparse
 import json
@@ -32,7 +34,12 @@ def main():
     ap.add_argument("--fmha-run", required=True)
     ap.add_argument("--chip", required=True)
     ap.add_argument("--extra", default="", help="flags added to every case")
+    ap.add_argument("--refused", action="append", default=[], metavar="NAME:TEXT",
+                    help="case NAME must be refused: exit 2 with TEXT in its "
+                         "error (a rule the extra flags break); it then counts "
+                         "as passed, and as failed if it runs")
     args = ap.parse_args()
+    refused = dict(r.split(":", 1) for r in args.refused)
     rows, failed = [], 0
     todo = cases.all_cases([args.chip])
     for chip, name, flags, regime in todo:
@@ -40,6 +47,12 @@ def main():
         t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True)
         dt = time.time() - t0
+        if name in refused:
+            ok = p.returncode == 2 and refused[name] in p.stderr
+            failed += not ok
+            rows.append(f"{'REFUSED' if ok else 'FAIL'} {name:55s} (expected) rc={p.returncode} "
+                        f"{p.stderr.strip()[-300:]}")
+            continue
         try:
             r = json.loads(p.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):

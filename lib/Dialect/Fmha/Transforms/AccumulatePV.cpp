@@ -37,14 +37,11 @@ struct Plan {
 };
 
 FailureOr<Plan> plan(scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() <= kKVLoopO)
+  Plan p;
+  p.update = kvloop::yieldedBy<arith::AddFOp>(loop, kKVLoopO);
+  if (!p.update)
     return failure();
   Value o = loop.getRegionIterArgs()[kKVLoopO];
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  Plan p;
-  p.update = yield.getOperand(kKVLoopO).getDefiningOp<arith::AddFOp>();
-  if (!p.update || p.update->getBlock() != loop.getBody())
-    return failure();
   for (auto [x, y] : {std::pair{p.update.getLhs(), p.update.getRhs()},
                       std::pair{p.update.getRhs(), p.update.getLhs()}}) {
     auto mul = x.getDefiningOp<arith::MulFOp>();

@@ -45,16 +45,13 @@ struct Plan {
 /// loop is not the KV loop fmha-tile writes: fewer than (m, l, o) iter args,
 /// an o that is not a 2-d f32 tile, or an update of another shape.
 FailureOr<Plan> plan(scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() <= kKVLoopO)
+  Plan p;
+  p.update = kvloop::yieldedBy<arith::AddFOp>(loop, kKVLoopO);
+  if (!p.update)
     return failure();
   Value o = loop.getRegionIterArgs()[kKVLoopO];
   auto oT = dyn_cast<VectorType>(o.getType());
   if (!oT || oT.getRank() != 2 || !oT.getElementType().isF32())
-    return failure();
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  Plan p;
-  p.update = yield.getOperand(kKVLoopO).getDefiningOp<arith::AddFOp>();
-  if (!p.update || p.update->getBlock() != loop.getBody())
     return failure();
   for (Value side : {p.update.getLhs(), p.update.getRhs()}) {
     auto mul = side.getDefiningOp<arith::MulFOp>();

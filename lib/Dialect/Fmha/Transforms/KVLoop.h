@@ -102,6 +102,22 @@ OpT findInBody(scf::ForOp loop, Pred pred) {
   return {};
 }
 
+/// The op in `loop`'s body (not above it) that computes the value the loop
+/// yields as iter arg `index` (kKVLoopM / L / O), or null (also when the
+/// loop carries fewer values).
+inline Operation *yieldedBy(scf::ForOp loop, unsigned index) {
+  if (loop.getNumRegionIterArgs() <= index)
+    return nullptr;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Operation *op = yield.getOperand(index).getDefiningOp();
+  return op && op->getBlock() == loop.getBody() ? op : nullptr;
+}
+/// yieldedBy as OpT, or null when it is another op.
+template <typename OpT>
+OpT yieldedBy(scf::ForOp loop, unsigned index) {
+  return dyn_cast_or_null<OpT>(yieldedBy(loop, index));
+}
+
 } // namespace kvloop
 } // namespace fmha
 } // namespace mlir

@@ -174,6 +174,29 @@ LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
     return op.emitOpError() << "config block_n = " << cfg.getBlockN()
                             << " must be a multiple of mma_n = "
                             << cfg.getMmaN();
+  // AMDGPU: a workgroup of more waves than SIMDs keeps ceil(warps / SIMDs)
+  // waves on each, all resident at once; at two, a lane's 256 registers
+  // hold the S and O accumulators (block_m (block_n + Dv) f32 over the
+  // workgroup's lanes) only up to half of them, as OutlineKernel's
+  // waves_per_eu rule (D 256 takes one wave a SIMD). More is not offered.
+  if (chip->vendor == ChipVendor::AMDGPU && cfg.getWarps() > chip->simdsPerCu) {
+    int64_t perSimd = (cfg.getWarps() + chip->simdsPerCu - 1) / chip->simdsPerCu;
+    int64_t accPerLane = cfg.getBlockM() * (cfg.getBlockN() + op.getHeadDimV()) /
+                         (cfg.getWarps() * cfg.getWaveSize());
+    if (perSimd > 2)
+      return op.emitOpError()
+             << "config warps = " << cfg.getWarps() << " puts " << perSimd
+             << " waves on each of " << cfg.getChip() << "'s "
+             << chip->simdsPerCu << " SIMDs; at most 2 (warps <= "
+             << 2 * chip->simdsPerCu << ")";
+    if (accPerLane > 128)
+      return op.emitOpError()
+             << "config warps = " << cfg.getWarps()
+             << " puts 2 waves on each SIMD, whose lanes then hold at most 128 "
+                "accumulator values (half of 256 registers); block_m (block_n + "
+                "Dv) / threads = "
+             << accPerLane << " (head dim Dv = " << op.getHeadDimV() << ")";
+  }
   if (op.getHeadDim() % cfg.getKStep() != 0)
     return op.emitOpError() << "head dim D = " << op.getHeadDim()
                             << " is not a multiple of the MMA K step "
@@ -288,7 +311,8 @@ std::optional<VdRoute> mlir::fmha::parseVdRouteOption(StringRef name) {
 }
 
 FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
-                                               StringRef chipName, VdRoute route) {
+                                               StringRef chipName, VdRoute route,
+                                               int64_t warps) {
   const ChipInfo *chip = findChip(chipName);
   if (!chip)
     return op.emitOpError() << "unknown chip '" << chipName
@@ -307,9 +331,23 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
   while (chip->isGPU() && blockN > 64 && blockN * rowBytes > chip->ldsBytesPerWorkgroup)
     blockN /= 2;
   MmaShape mma = fp8 ? chip->fp8Mma[0] : chip->mma16;
+  // A stated wave count keeps the chip's rows a wave (block_m / warps).
+  if (warps < 0)
+    return op.emitOpError() << "fmha-select-config: warps must be >= 0 (0: the "
+                               "chip's), got "
+                            << warps,
+           failure();
+  if (warps != 0 && warps != chip->warps && chip->vendor != ChipVendor::AMDGPU)
+    return op.emitOpError() << "fmha-select-config: warps " << warps << " on "
+                            << chip->name << ", whose lowering takes "
+                            << chip->warps
+                            << " (another wave count is an AMDGPU option)",
+           failure();
+  int64_t nWarps = warps ? warps : chip->warps;
+  int64_t blockM = chip->blockM / chip->warps * nWarps;
   auto configWith = [&](int64_t kStep) {
-    return ConfigAttr::get(op.getContext(), chip->name, chip->blockM, blockN,
-                           kStep, chip->warps, chip->waveSize, mma.m, mma.n, p,
+    return ConfigAttr::get(op.getContext(), chip->name, blockM, blockN,
+                           kStep, nWarps, chip->waveSize, mma.m, mma.n, p,
                            shift, PageRegime::Unset, route, 0, QScale::AsStored);
   };
   auto cfg = configWith(mma.k);
@@ -355,6 +393,11 @@ struct FmhaSelectConfigPass
                            << "' but the pass targets '" << chip << "'";
           return WalkResult::interrupt();
         }
+        if (warps != 0 && existing.getWarps() != warps) {
+          op.emitOpError() << "fmha-select-config: warps " << static_cast<int64_t>(warps)
+                           << " but the config states " << existing.getWarps();
+          return WalkResult::interrupt();
+        }
         // A stated vd-route joins a config that leaves the route out; one
         // that states another is a conflict.
         if (route != VdRoute::Unset) {
@@ -374,7 +417,7 @@ struct FmhaSelectConfigPass
         op.setConfigAttr(completeConfig(op, existing));
         return WalkResult::advance();
       }
-      FailureOr<ConfigAttr> cfg = selectConfig(op, chip, route);
+      FailureOr<ConfigAttr> cfg = selectConfig(op, chip, route, static_cast<int64_t>(warps));
       if (failed(cfg))
         return WalkResult::interrupt();
       op.setConfigAttr(*cfg);

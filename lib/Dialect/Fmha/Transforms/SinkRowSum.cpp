@@ -35,12 +35,9 @@ namespace {
 /// every user is among them. In program order; empty when the yielded l
 /// is not a sum of weighted p (below).
 SmallVector<Operation *> rowSumOps(scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() <= kKVLoopL)
-    return {};
   Block *body = loop.getBody();
-  auto yield = cast<scf::YieldOp>(body->getTerminator());
-  Operation *root = yield.getOperand(kKVLoopL).getDefiningOp();
-  if (!root || root->getBlock() != body || !isPure(root))
+  Operation *root = kvloop::yieldedBy(loop, kKVLoopL);
+  if (!root || !isPure(root))
     return {};
   llvm::SmallPtrSet<Operation *, 16> set{root};
   SmallVector<Operation *> work{root};

@@ -47,9 +47,11 @@ std::optional<VdRoute> parseVdRouteOption(StringRef name);
 /// The config fmha-select-config picks for `op` on `chip`, or a diagnostic on
 /// `op` when the chip is unknown or nothing fits. `route` other than Unset is
 /// stated instead of chosen (the k step follows it: gfx950's K=16 MFMA only
-/// for page_groups) and checked by verifyConfig.
+/// for page_groups) and checked by verifyConfig. `warps` other than 0 states
+/// the workgroup's waves (block_m = the chip's rows a wave times warps).
 FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip,
-                                   VdRoute route = VdRoute::Unset);
+                                   VdRoute route = VdRoute::Unset,
+                                   int64_t warps = 0);
 
 /// Checks that `config` fits `op` (the rules of fmha-select-config),
 /// including the decisions it states (verifyDecisions).

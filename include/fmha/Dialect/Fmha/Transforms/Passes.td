@@ -46,7 +46,12 @@ def FmhaSelectConfig : Pass<"fmha-select-config"> {
            "The V-descale route to state instead of choosing one: scalar, "
            "page_groups, scaled_p, exp2_bias or per_key (empty or auto: the "
            "pass chooses); checked like a stated config (a route the request "
-           "cannot take is an error naming the rule)">
+           "cannot take is an error naming the rule)">,
+    Option<"warps", "warps", "int64_t", /*default=*/"0",
+           "Waves (warps) of a workgroup, sharing each K/V tile, instead of "
+           "the chip's (0: the chip's; block_m follows, the chip's rows a wave "
+           "times warps); verified like a stated config (AMDGPU: more waves "
+           "than SIMDs only where two waves a SIMD fit)">
   ];
   let dependentDialects = ["::mlir::fmha::FmhaDialect"];
 }
