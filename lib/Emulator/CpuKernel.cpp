@@ -190,7 +190,12 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   FmhaSelectConfigOptions s;
   s.chip = impl->lanes ? t : "host";
   s.vdRoute = opt.vdRoute;
-  s.warps = impl->lanes ? opt.warps : 0;
+  if (!impl->lanes && opt.warps != 0) {
+    error = "invalid request: --warps states an AMDGPU lane kernel's waves; "
+            "the host target takes none";
+    return nullptr;
+  }
+  s.warps = opt.warps;
   cfgPm.addPass(createFmhaSelectConfig(s));
   if (failed(cfgPm.run(*module))) {
     error = "invalid request: " + diag;

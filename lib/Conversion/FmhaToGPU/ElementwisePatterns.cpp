@@ -113,10 +113,13 @@ bool loadedScalars(Value k) {
 }
 
 /// Whether lane vector `k` holds non-negative coefficients by docs/SPEC.md:
-/// loaded descales (loadedScalars), or each of them times one scalar (the
-/// exp2 argument's kd * c, which the lowering of (S * kd) * c below builds
-/// as vector.from_elements of mulf(extract(kd), c); c is the softmax's
-/// sigma = sm_scale log2(e) qd, > 0 as sm_scale and the descales are).
+/// loaded descales (loadedScalars), or each of them times one scalar
+/// defined above the vector's region (the exp2 argument's kd * c, which the
+/// lowering of (S * kd) * c below builds as vector.from_elements of
+/// mulf(extract(kd), c)). The precondition it relies on: the only such
+/// product the lowering forms is that one, whose c is the softmax's sigma
+/// = sm_scale log2(e) qd, computed before the KV loop and > 0 because
+/// sm_scale (the host checker refuses another) and the descales are.
 bool nonNegativeCoefficients(Value k) {
   if (loadedScalars(k))
     return true;
@@ -134,7 +137,7 @@ bool nonNegativeCoefficients(Value k) {
       return false;
     scalar = mul.getRhs();
   }
-  return true;
+  return scalar && scalar.getParentRegion()->isProperAncestor(fe->getParentRegion());
 }
 
 /// A lane part of S' = S * kd with kd per key as the gathered descales give
@@ -244,7 +247,8 @@ std::optional<std::pair<Value, Value>> coefficientProduct(Value part) {
 }
 
 /// A lane part x * k + c with k and c per-key coefficients: fmha-fold-vd-
-/// exp2's S' = S * kd + log2(vd) / c, then its product with the scalar c
+/// exp2's y = S * (kd c) + log2(vd) (since 2026-12-06, eleventh session;
+/// before, S' = S * kd + log2(vd) / c, then its product with the scalar c),
 /// and its difference with the row max. Element r's coefficients are
 /// (k[r], c[r]); `c` is null for x * k alone (descaledPart).
 struct AffinePart {
@@ -397,7 +401,8 @@ struct ElementwisePattern : public ConversionPattern {
             d = descaledPart(tv[j]);
           if (d) {
             // contract, as the full tile's S * kd (build): an add after it
-            // (exp2_bias's + log2(vd) / c) fuses alike in both loops.
+            // (exp2_bias's product with c and + log2(vd)) fuses alike in
+            // both loops.
             Value x = arith::SelectOp::create(b, m, d->x, fv[j]);
             out.parts.push_back(
                 arith::MulFOp::create(b, x, d->k, arith::FastMathFlags::contract));
@@ -423,10 +428,11 @@ struct ElementwisePattern : public ConversionPattern {
       // scalar: S * (kd * c), one multiply a distinct descale, so S * kd is
       // left to the row max, which takes it apart too (ReductionPattern):
       // at page 64 the 32 v_pk_mul_f32 of S * kd go.
-      // (x * k + b) * c with k, b per-key coefficients (affinePart:
-      // exp2_bias's S * kd + log2(vd) / c): x * (k * c) + b * c, one product
-      // a distinct coefficient, so the exp2 argument stays one fma an
-      // element once the row max is subtracted (below).
+      // (x * k + b) * c with k, b per-key coefficients (affinePart: the
+      // form fmha-fold-vd-exp2 wrote until 2026-12-06, S * kd + log2(vd) /
+      // c; still taken): x * (k * c) + b * c, one product a distinct
+      // coefficient, so the exp2 argument stays one fma an element once the
+      // row max is subtracted (below).
       if (isa<arith::MulFOp>(op) && op->getNumOperands() == 2) {
         int si = !parts[0].empty() && affinePart(parts[0].front()) ? 0 : 1;
         Value other = op->getOperand(1 - si);
@@ -473,9 +479,9 @@ struct ElementwisePattern : public ConversionPattern {
         }
       }
       // (x * k + b) +/- r with r a per-key or per-row coefficient (the
-      // bias log2(vd) / c, the row max): x * k + (b +/- r), the sum taken
-      // once a distinct (b, r), so the exp2 argument S * (kd c) + (lb c -
-      // m c + shift) is one fma an element (per-element it took two).
+      // bias log2(vd), the row max): x * k + (b +/- r), the sum taken once
+      // a distinct (b, r), so the exp2 argument S * (kd c) + (log2(vd) - m
+      // c + shift) is one fma an element (per-element it took two).
       if (isa<arith::AddFOp, arith::SubFOp>(op) && op->getNumOperands() == 2 &&
           !parts[0].empty() && !parts[1].empty()) {
         bool sub = isa<arith::SubFOp>(op);
@@ -601,8 +607,8 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
     // > 0 and rounding is monotonic, so the max of a group of registers
     // with one descale k is k * (the max of their S), exactly: a product a
     // group instead of one a register.
-    // The same for S' = S * kd + b with b per key too (affinePart:
-    // exp2_bias's bias log2(vd) / c): k * max(S) + b a group (one fma),
+    // The same for S * k + b with b per key too (affinePart: exp2_bias's
+    // y = S * (kd c) + log2(vd)): k * max(S) + b a group (one fma),
     // where the per-element S' took an fma an element before its max.
     // Only where k is loaded descales (amax / M >= 0, docs/SPEC.md), or
     // descales times sigma (> 0; nonNegativeCoefficients): k * max(x) is

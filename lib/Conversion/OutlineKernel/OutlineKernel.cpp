@@ -49,8 +49,7 @@ int64_t minWavesPerSimd(gpu::GPUFuncOp kernel, ConfigAttr cfg, int64_t threads) 
     if (!m.getTransposeRhs())
       dv = std::max(dv, m.getResult().getType().getDimSize(1));
   });
-  int64_t accPerLane = cfg.getBlockM() * (cfg.getBlockN() + dv) / threads;
-  return accPerLane > 128 ? 1 : 2;
+  return accumulatorsPerLane(cfg, dv, threads) > 128 ? 1 : 2;
 }
 
 /// What a grid's body uses from above: constants (cloned into the kernel) and

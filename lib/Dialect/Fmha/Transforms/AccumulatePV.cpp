@@ -45,13 +45,8 @@ FailureOr<Plan> plan(scf::ForOp loop) {
   for (auto [x, y] : {std::pair{p.update.getLhs(), p.update.getRhs()},
                       std::pair{p.update.getRhs(), p.update.getLhs()}}) {
     auto mul = x.getDefiningOp<arith::MulFOp>();
-    auto mma = y.getDefiningOp<TileMmaOp>();
-    if (!mul || !mma || mma.getTransposeRhs() || mma.getKScale() ||
-        !mma->hasOneUse() || mma->getBlock() != loop.getBody() ||
-        mma.getType() != p.update.getType())
-      continue;
-    std::optional<double> zero = kvloop::splatConstant(mma.getAcc());
-    if (!zero || *zero != 0.0)
+    TileMmaOp mma = kvloop::productFromZero(y, loop, p.update.getType());
+    if (!mul || !mma || mma.getKScale())
       continue;
     bool ofO = (mul.getLhs() == o && kvloop::rowOfBroadcast(mul.getRhs())) ||
                (mul.getRhs() == o && kvloop::rowOfBroadcast(mul.getLhs()));

@@ -67,9 +67,14 @@ FailureOr<Plan> plan(scf::ForOp loop) {
       p.rowSum = r;
   if (!p.rowMax || !p.rowSum)
     return failure();
+  // fold builds y (from vd and c) and 1 / c at the row max, and y replaces
+  // S' c, so vd and c must be there and S' c used only after it.
   DominanceInfo dom(loop);
   if (!dom.properlyDominates(p.pv.getKScale(), p.rowMax) ||
-      !dom.properlyDominates(p.c, p.scaled))
+      !dom.properlyDominates(p.c, p.rowMax) ||
+      !llvm::all_of(p.scaled->getUsers(), [&](Operation *u) {
+        return dom.properlyDominates(p.rowMax.getOperation(), u);
+      }))
     return failure();
   return p;
 }

@@ -61,12 +61,9 @@ FailureOr<Plan> plan(scf::ForOp loop) {
                         std::pair{mul.getRhs(), mul.getLhs()}}) {
       if (b == o && kvloop::rowOfBroadcast(a)) {
         p.alphaRow = kvloop::rowOfBroadcast(a);
-      } else if (auto mma = a.getDefiningOp<TileMmaOp>(); mma && !p.pv) {
+      } else if (auto mma = kvloop::productFromZero(a, loop, oT); mma && !p.pv) {
         Value vd = kvloop::splatScalar(b);
-        std::optional<double> zero = kvloop::splatConstant(mma.getAcc());
-        if (vd && vd.getType().isF32() && zero && *zero == 0.0 &&
-            !mma.getKScale() && mma->hasOneUse() && mma.getType() == oT &&
-            mma->getBlock() == loop.getBody()) {
+        if (vd && vd.getType().isF32() && !mma.getKScale()) {
           p.pv = mma;
           p.vdMul = mul;
           p.vd = vd;
@@ -77,14 +74,12 @@ FailureOr<Plan> plan(scf::ForOp loop) {
   // Per-row vd: the update adds the product itself.
   if (p.alphaRow && !p.pv) {
     for (Value side : {p.update.getLhs(), p.update.getRhs()}) {
-      auto mma = side.getDefiningOp<TileMmaOp>();
-      if (!mma || !mma.getKScale() || !mma->hasOneUse() || mma.getType() != oT ||
-          mma->getBlock() != loop.getBody() || mma->hasAttr(kUnitFirstPageAttr))
+      TileMmaOp mma = kvloop::productFromZero(side, loop, oT);
+      if (!mma || !mma.getKScale() || mma->hasAttr(kUnitFirstPageAttr))
         continue;
-      std::optional<double> zero = kvloop::splatConstant(mma.getAcc());
       auto gd = mma.getKScale().getDefiningOp<GatherDescaleOp>();
       auto ids = gd ? gd.getIds().getDefiningOp<PageIdsOp>() : PageIdsOp();
-      if (!zero || *zero != 0.0 || !ids || ids->getBlock() != loop.getBody())
+      if (!ids || ids->getBlock() != loop.getBody())
         continue;
       p.pv = mma;
       p.kDescale = gd;

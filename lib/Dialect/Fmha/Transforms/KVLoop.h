@@ -112,6 +112,18 @@ inline Operation *yieldedBy(scf::ForOp loop, unsigned index) {
   Operation *op = yield.getOperand(index).getDefiningOp();
   return op && op->getBlock() == loop.getBody() ? op : nullptr;
 }
+/// `v` as a P x V product of `loop`'s body (a tile_mma without transpose_rhs)
+/// from a zero accumulator, of type `t`, used once: the form fmha-tile
+/// writes for o's update; else null. Its k_scale is the caller's to check.
+inline TileMmaOp productFromZero(Value v, scf::ForOp loop, Type t) {
+  auto mma = v.getDefiningOp<TileMmaOp>();
+  if (!mma || mma.getTransposeRhs() || !mma->hasOneUse() ||
+      mma->getBlock() != loop.getBody() || mma.getType() != t)
+    return {};
+  std::optional<double> zero = splatConstant(mma.getAcc());
+  return zero && *zero == 0.0 ? mma : TileMmaOp();
+}
+
 /// yieldedBy as OpT, or null when it is another op.
 template <typename OpT>
 OpT yieldedBy(scf::ForOp loop, unsigned index) {

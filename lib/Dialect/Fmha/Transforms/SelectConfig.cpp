@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -179,10 +180,16 @@ LogicalResult mlir::fmha::verifyConfig(BatchPrefillOp op, ConfigAttr cfg) {
   // hold the S and O accumulators (block_m (block_n + Dv) f32 over the
   // workgroup's lanes) only up to half of them, as OutlineKernel's
   // waves_per_eu rule (D 256 takes one wave a SIMD). More is not offered.
+  // A count that is no power of two leaves the staged tiles' 16-byte
+  // chunks unevenly over the lanes (the lane lowering refuses it later).
+  if (chip->vendor == ChipVendor::AMDGPU && !llvm::isPowerOf2_64(cfg.getWarps()))
+    return op.emitOpError() << "config warps = " << cfg.getWarps()
+                            << " is not a power of two (the staged K/V tiles' "
+                               "chunks are spread evenly over the lanes)";
   if (chip->vendor == ChipVendor::AMDGPU && cfg.getWarps() > chip->simdsPerCu) {
     int64_t perSimd = (cfg.getWarps() + chip->simdsPerCu - 1) / chip->simdsPerCu;
-    int64_t accPerLane = cfg.getBlockM() * (cfg.getBlockN() + op.getHeadDimV()) /
-                         (cfg.getWarps() * cfg.getWaveSize());
+    int64_t accPerLane = accumulatorsPerLane(cfg, op.getHeadDimV(),
+                                             cfg.getWarps() * cfg.getWaveSize());
     if (perSimd > 2)
       return op.emitOpError()
              << "config warps = " << cfg.getWarps() << " puts " << perSimd

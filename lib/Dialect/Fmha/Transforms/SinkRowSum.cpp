@@ -36,8 +36,11 @@ namespace {
 /// is not a sum of weighted p (below).
 SmallVector<Operation *> rowSumOps(scf::ForOp loop) {
   Block *body = loop.getBody();
+  // l_new itself: pure, and used by the yield only (it moves to just
+  // before it).
   Operation *root = kvloop::yieldedBy(loop, kKVLoopL);
-  if (!root || !isPure(root))
+  if (!root || !isPure(root) ||
+      !llvm::all_of(root->getUsers(), [](Operation *u) { return isa<scf::YieldOp>(u); }))
     return {};
   llvm::SmallPtrSet<Operation *, 16> set{root};
   SmallVector<Operation *> work{root};

@@ -117,3 +117,57 @@ func.func @negative(%s: vector<16x32xf32>, %p8: vector<16x32xf8E4M3FNUZ>,
   } {fmha.kv_loop}
   return %r1#1, %r2#1, %r3#1 : vector<16xf32>, vector<16xf32>, vector<16xf32>
 }
+
+// -----
+
+// l_new with another user in the body stays (it would move past it); an
+// op with an effect in the chain (a load of the weights) stays where it is
+// while the pure ops after it move.
+// CHECK-LABEL: func @root_used_and_load
+// CHECK: vector.multi_reduction <add>
+// CHECK-NEXT: %[[L:.*]] = arith.addf
+// CHECK-NEXT: arith.addf %[[L]]
+// CHECK: fmha.tile_mma
+// CHECK: scf.for
+// CHECK: %[[W:.*]] = vector.load
+// CHECK: fmha.tile_mma
+// CHECK-NEXT: vector.broadcast %[[W]]
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: vector.multi_reduction <add>
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: scf.yield
+func.func @root_used_and_load(%s: vector<16x32xf32>, %v: vector<32x32xf8E4M3FNUZ>,
+                              %vd: vector<32xf32>, %mem: memref<32xf32>,
+                              %m0: vector<16xf32>, %l0: vector<16xf32>,
+                              %o0: vector<16x32xf32>, %lo: index, %hi: index) -> (vector<16xf32>, vector<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r1:3 = scf.for %t = %lo to %hi step %c1 iter_args(%m = %m0, %l = %l0, %o = %o0)
+      -> (vector<16xf32>, vector<16xf32>, vector<16x32xf32>) {
+    %e = math.exp2 %s : vector<16x32xf32>
+    %wt = vector.broadcast %vd : vector<32xf32> to vector<16x32xf32>
+    %pw = arith.mulf %e, %wt : vector<16x32xf32>
+    %z = arith.constant dense<0.0> : vector<16xf32>
+    %sum = vector.multi_reduction <add>, %pw, %z [1] : vector<16x32xf32> to vector<16xf32>
+    %ln = arith.addf %l, %sum : vector<16xf32>
+    %mn = arith.addf %ln, %m : vector<16xf32>
+    %pe = arith.truncf %e : vector<16x32xf32> to vector<16x32xf8E4M3FNUZ>
+    %on = fmha.tile_mma %pe, %v, %o : vector<16x32xf8E4M3FNUZ>, vector<32x32xf8E4M3FNUZ> -> vector<16x32xf32>
+    scf.yield %mn, %ln, %on : vector<16xf32>, vector<16xf32>, vector<16x32xf32>
+  } {fmha.kv_loop}
+  %r2:3 = scf.for %t = %lo to %hi step %c1 iter_args(%m = %m0, %l = %l0, %o = %o0)
+      -> (vector<16xf32>, vector<16xf32>, vector<16x32xf32>) {
+    %e = math.exp2 %s : vector<16x32xf32>
+    %w = vector.load %mem[%c0] : memref<32xf32>, vector<32xf32>
+    %wt = vector.broadcast %w : vector<32xf32> to vector<16x32xf32>
+    %pw = arith.mulf %e, %wt : vector<16x32xf32>
+    %z = arith.constant dense<0.0> : vector<16xf32>
+    %sum = vector.multi_reduction <add>, %pw, %z [1] : vector<16x32xf32> to vector<16xf32>
+    %ln = arith.addf %l, %sum : vector<16xf32>
+    %pe = arith.truncf %e : vector<16x32xf32> to vector<16x32xf8E4M3FNUZ>
+    %on = fmha.tile_mma %pe, %v, %o : vector<16x32xf8E4M3FNUZ>, vector<32x32xf8E4M3FNUZ> -> vector<16x32xf32>
+    scf.yield %m, %ln, %on : vector<16xf32>, vector<16xf32>, vector<16x32xf32>
+  } {fmha.kv_loop}
+  return %r1#1, %r2#1 : vector<16xf32>, vector<16xf32>
+}

@@ -53,6 +53,13 @@ FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip,
                                    VdRoute route = VdRoute::Unset,
                                    int64_t warps = 0);
 
+/// The f32 accumulator values of S and O one lane holds: block_m (block_n +
+/// dv) over `threads` lanes, rounded up (AMDGPU's waves-per-SIMD rules:
+/// fmha-outline-kernel's waves_per_eu and verifyConfig's wave count).
+inline int64_t accumulatorsPerLane(ConfigAttr cfg, int64_t dv, int64_t threads) {
+  return (cfg.getBlockM() * (cfg.getBlockN() + dv) + threads - 1) / threads;
+}
+
 /// Checks that `config` fits `op` (the rules of fmha-select-config),
 /// including the decisions it states (verifyDecisions).
 LogicalResult verifyConfig(BatchPrefillOp op, ConfigAttr config);

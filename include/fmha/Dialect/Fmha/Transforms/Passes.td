@@ -589,8 +589,11 @@ def FmhaFoldVdExp2 : Pass<"fmha-fold-vd-exp2"> {
     y, a page's bias costs no multiply by 1 / c: 2026-12-06, eleventh
     session), the row sum takes p / vd, and P x V loses its `k_scale`: one
     product over the whole tile with no vd after it. m c differs from a
-    row's largest y by f32 rounding only, so P stays within 2^SHIFT up to
-    that rounding. o and l keep their recurrences and the epilogue its o /
+    row's largest y by f32 rounding only (about 3 ulp of |max y|: the row
+    max times 1 / c, then times c), so a row's largest P is 2^SHIFT times
+    at most 2^(3 * 2^-24 * |max y|): under 1.0002 for |y| below 2^20, far
+    inside the cast's headroom (2^SHIFT is 128 of FNUZ e4m3's 240 and 256
+    of OCP e4m3's 448). o and l keep their recurrences and the epilogue its o /
     l. Run after fmha-fold-exp2-shift and before
     fmha-fold-vd-rescale (which then finds no per-key vd). A loop of
     another shape, or a grid with another route, is left alone.
@@ -611,7 +614,7 @@ def FmhaDropEmptyRowGuard : Pass<"fmha-drop-empty-row-guard"> {
     a product is at most 448^2 D, and what multiplies it (the softmax scale,
     descales, which docs/SPEC.md states finite and > 0, a soft cap's tanh)
     keeps it finite short of an f32 overflow that needs descale products
-    above about 1e30; the exp2_bias route's log2(vd) / c is finite for vd >
+    above about 1e30; the exp2_bias route's log2(vd) is finite for vd >
     0. A row's max over a tile of finite scores is finite, so m_new is never
     -inf there, and the select returns m_new: it is replaced by m_new. (A
     row whose scores in the tile are all NaN gives m_new = m; with m = -inf
@@ -672,29 +675,36 @@ def FmhaAccumulatePV : Pass<"fmha-accumulate-pv"> {
 }
 
 def FmhaSinkRowSum : Pass<"fmha-sink-row-sum"> {
-  let summary = "Move the running row sum's reduction to the end of the KV loop's body (AMDGPU)";
+  let summary = "Move the weighted row sum of a KV loop to the end of its body (AMDGPU)";
   let description = [{
-    The row sum l_new = alpha * l + rowsum(p) of a KV tile (docs/SPEC.md's
-    online softmax) is used by nothing in its tile but the loop's yield.
-    fmha-tile writes it before P's cast and P x V; this pass moves it, with
-    the pure ops of the body that only it uses (the exp2_bias route's
-    weights 1 / vd and p / vd), to just before the yield, in their order.
-    The values are the same bit for bit (no op changes, none is
-    reassociated). What it buys on AMDGPU: LLVM's scheduler then places the
-    sum's adds among P x V's MFMAs rather than before the first one, which
-    had waited for them (bench/NOTES.md, 2026-12-06, eleventh session).
-    A loop whose yielded l is not computed by a row sum in its body is left
-    alone.
+    The exp2_bias route's row sum l_new = alpha * l + rowsum(p * w), w = 1 /
+    vd a key (docs/FOLDS.md), is used by nothing in its tile but the
+    loop's yield. fmha-tile and fmha-fold-vd-exp2 write it before P's cast
+    and P x V; this pass moves it, with the pure ops of the body that only
+    it uses (the weights 1 / vd and p * w), to just before the yield, in
+    their order. The values are the same bit for bit (no op changes, none
+    is reassociated). What it buys on AMDGPU: LLVM's scheduler then places
+    the sum's reciprocals and adds among P x V's MFMAs rather than before
+    the first one, which had waited for them (bench/NOTES.md, 2026-12-06,
+    eleventh session). Only a sum of weighted p (a product with a per-key
+    vector broadcast to the tile) moves: a plain row sum moved after P x V
+    kept p's f32 tile live past its cast and spilled (same note). A loop
+    whose yielded l is no such sum, or whose l_new has another user, is
+    left alone.
 
     ```mlir
     // before
-    %s = vector.multi_reduction <add>, %p, %zero [1] : ...
+    %w = arith.divf %one, %vd : vector<128xf32>
+    %wt = vector.broadcast %w : vector<128xf32> to vector<128x128xf32>
+    %pw = arith.mulf %p, %wt : vector<128x128xf32>
+    %s = vector.multi_reduction <add>, %pw, %zero [1] : ...
     %l_new = arith.addf %al, %s : vector<128xf32>
     %pv = fmha.tile_mma %p8, %v, %acc : ...
     scf.yield %m_new, %l_new, %pv : ...
     // after
     %pv = fmha.tile_mma %p8, %v, %acc : ...
-    %s = vector.multi_reduction <add>, %p, %zero [1] : ...
+    %w = arith.divf %one, %vd : vector<128xf32>
+    ... (%wt, %pw, %s)
     %l_new = arith.addf %al, %s : vector<128xf32>
     scf.yield %m_new, %l_new, %pv : ...
     ```
