@@ -96,6 +96,8 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   o.transposeV = options.transposeV;
   o.pingPong = options.pingPong;
   o.vdRoute = options.vdRoute;
+  o.kvUnroll = options.kvUnroll;
+  o.warps = options.warps;
   return o;
 }
 

@@ -99,6 +99,17 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "state (scalar, page_groups, scaled_p, exp2_bias; empty "
                      "or auto: chosen)"),
       llvm::cl::init("")};
+  PassOptions::Option<int64_t> kvUnroll{
+      *this, "kv-unroll",
+      llvm::cl::desc("AMDGPU: fmha-unroll-kv-loop's factor (-1, the default: "
+                     "its rule, 2 for kv_blockscale, else 1; 1: off)"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> warps{
+      *this, "warps",
+      llvm::cl::desc("AMDGPU: fmha-select-config's warps, the waves of a "
+                     "workgroup sharing each K/V tile (0, the default: the "
+                     "chip's 4)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("what gpu-module-to-binary makes: bin (HSACO), isa "
