@@ -207,11 +207,14 @@ def regime(chip, page, quant="kv_blockscale", soft_cap=False):
     r["kd"] = "per column"
     r["descale_loads"] = descale_loads_per_lane(chip, page, bn)
     # SelectConfig.cpp completeConfig: on AMDGPU without a soft cap
-    # exp2_bias (exp2BiasFirst) unless page_groups fits with at most two
-    # pages a tile; else vd_route page_groups when whole_pages and P % k == 0
-    # (pv_group = min(steps, P / k)); else scaled_p.
+    # exp2_bias (exp2BiasFirst; until 2026-12-06, eleventh session, not
+    # where page_groups fits with at most two pages a tile); else vd_route
+    # page_groups when whole_pages and P % k == 0 (pv_group = min(steps, P /
+    # k)); else scaled_p.
+    # (since then: not where those at most two pages are one k step each,
+    # gfx950's page 64, where exp2_bias spilled VGPRs).
     fits = aligned and page % k == 0 and steps % min(steps, page // k) == 0
-    if chip in AMDGPU and not soft_cap and not (fits and bn <= 2 * page):
+    if chip in AMDGPU and not soft_cap and not (fits and bn <= 2 * page and page == k):
         r["vd_route"] = "exp2_bias"
     if fits:
         group = min(steps, page // k)

@@ -85,23 +85,30 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
          static_cast<int64_t>(op.getPageSize()) % cfg.getKStep() == 0;
 }
 
-/// AMDGPU, per-key vd and no soft cap: exp2_bias (docs/FOLDS.md) unless the
-/// tile holds at most two pages and they fit page_groups (page 64 at
-/// block_n 128: one group of 32 v_pk_fma a tile beside the first page's,
-/// which accumulates into o; exp2_bias costs more there until the lane
-/// lowering groups its per-key bias and weights by page). At page 16
-/// (gfx942) it replaces 7 of 8 page groups' 32 v_pk_fma: 879 -> 689 loop
+/// AMDGPU, per-key vd and no soft cap: exp2_bias (docs/FOLDS.md). At page
+/// 16 (gfx942) it replaced 7 of 8 page groups' 32 v_pk_fma: 879 -> 689 loop
 /// instructions, 1337 -> 1124 modelled cycles (bench/NOTES.md); where
 /// scaled_p was taken it is also the more accurate route (unittests/
-/// Reference/EmulateTest.cpp). NVIDIA keeps its routes until the H200 has
-/// run it.
+/// Reference/EmulateTest.cpp). Until 2026-12-06 (eleventh session) a tile
+/// of at most two pages that fit page_groups (page 64 at block_n 128) kept
+/// page_groups; with P x V into o, the row max in exp2 units and the
+/// weighted row sum after P x V, exp2_bias models 947.5 -> 767.5 cycles a
+/// tile there on gfx942 (1.24x -> 1.00x page 1024) and 593.5 -> 564 on
+/// gfx950, with the page-run routes' accuracy at page 64 (0.0019 rel.
+/// Frobenius both, docs/FOLDS.md). Except where such a tile's pages are
+/// one MMA k step each (gfx950's K=64 at page 64): there exp2_bias spilled
+/// 8 VGPRs (593.5 -> 564 cycles, page_groups none), so page_groups stays.
+/// NVIDIA keeps its routes (sm_90a timed exp2_bias 5-11 % slower than
+/// scaled_p at page 16).
 bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
   const ChipInfo *chip = findChip(cfg.getChip());
   if (!chip || chip->vendor != ChipVendor::AMDGPU || op.getSoftCap() ||
       op.getRuntimeSoftCap())
     return false;
-  bool twoPagesOrFewer = cfg.getBlockN() <= 2 * static_cast<int64_t>(op.getPageSize());
-  return !(cfg.getKStep() > 0 && pageGroupsFit(op, cfg) && twoPagesOrFewer);
+  int64_t page = static_cast<int64_t>(op.getPageSize());
+  bool twoOneStepPages = cfg.getKStep() > 0 && pageGroupsFit(op, cfg) &&
+                         cfg.getBlockN() <= 2 * page && page == cfg.getKStep();
+  return !twoOneStepPages;
 }
 
 int64_t pageGroupSteps(BatchPrefillOp op, ConfigAttr cfg) {

@@ -11,9 +11,11 @@
 // for gfx942 (block_n 128, k_step 16), each by its rule:
 // page_regime one_page when P % 128 == 0, whole_pages when 128 % P == 0,
 // else unaligned; vd_route scalar unless kv_blockscale off one_page, then
-// on AMDGPU without a soft cap exp2_bias unless page_groups fits with at most
-// two pages a tile (page 64: page_groups, pv_group = min(128, P) / 16);
-// else page_groups when whole_pages and P % 16 == 0, else scaled_p.
+// on AMDGPU without a soft cap exp2_bias unless page_groups fits with at
+// most two pages a tile of one k step each (gfx950's K=64 at page 64; since
+// 2026-12-06, eleventh session: gfx942's page 64, of 4 k steps a page, took
+// page_groups, pv_group = min(128, P) / 16); else page_groups when
+// whole_pages and P % 16 == 0, else scaled_p.
 
 // CHECK-LABEL: func @one_page_1024
 // CHECK: shift = 7, page_regime = one_page, vd_route = scalar>
@@ -52,7 +54,7 @@ func.func @one_page_128(
 }
 
 // CHECK-LABEL: func @page_groups_64
-// CHECK: shift = 7, page_regime = whole_pages, vd_route = page_groups, pv_group = 4>
+// CHECK: shift = 7, page_regime = whole_pages, vd_route = exp2_bias>
 func.func @page_groups_64(
     %q: memref<?x8x128xf8E4M3FNUZ>, %k: memref<?x64x2x128xf8E4M3FNUZ>, %v: memref<?x64x2x128xf8E4M3FNUZ>,
     %qo: memref<?xi32>, %bt: memref<?x?xi32>, %sl: memref<?xi32>,
