@@ -45,7 +45,16 @@ REQUESTS = [
     ("8 waves (block_m 256), P=1024, kv_blockscale, causal", ["--warps", "8"]),
     ("8 waves (block_m 256), P=16, kv_blockscale, causal", ["--warps", "8", "--page-size", "16"]),
     ("8 waves (block_m 256), D=64, P=1024, kv_blockscale, causal", ["--warps", "8", "--head-dim", "64"]),
+    # gfx950 only: K and V through registers (--lds-loads=false), the
+    # control of its default loads straight into LDS.
+    ("K/V through registers, P=1024, kv_blockscale, causal", ["--lds-loads=false"]),
+    ("K/V through registers, P=64, kv_blockscale, causal", ["--lds-loads=false", "--page-size", "64"]),
+    ("K/V through registers, P=1024, per_tensor, causal", ["--lds-loads=false", "--quant", "per_tensor"]),
+    ("K/V through registers, D=256, P=1024, kv_blockscale, causal",
+     ["--lds-loads=false", "--head-dim", "256"]),
 ]
+# Rows only one chip reaches (the flag has no effect on the other).
+ONLY = {"--lds-loads=false": "gfx950"}
 MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64,
        "v_mfma_f32_32x32x8_bf16": 32 * 32 * 8, "v_mfma_f32_32x32x16_bf16": 32 * 32 * 16}
 
@@ -156,6 +165,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for chip in ("gfx942", "gfx950"):
             for label, flags in REQUESTS:
+                if any(ONLY.get(f, chip) != chip for f in flags):
+                    continue
                 r = one(a.build, a.stats, chip, flags, tmp)
                 r["label"] = label
                 rows.append(r)

@@ -121,7 +121,14 @@ struct Lane {
   // barrier's completed phases when the wait began. AtNamedBarrier: its id.
   uint64_t mbar = 0;
   int32_t parity = 0, barrierId = 0;
-  int64_t waitPhase = 0;
+  int64_t waitPhase = 0;  /// Loads into LDS (fmha_lane_lds_load) not yet landed, oldest first:
+  /// they land at the lane's waits (fmha_lane_lds_load_wait), never at a
+  /// barrier, as on the hardware.
+  struct LdsLoad {
+    uint8_t *at;
+    uint8_t bytes[16];
+  };
+  std::vector<LdsLoad> ldsLoads;
 };
 
 /// An mbarrier object (8 bytes of workgroup memory, named by its address):
@@ -180,6 +187,8 @@ thread_local int64_t tOutOfBounds = 0; // since the last takeLaneRuntimeError
 thread_local LaneRuntimeStats tStats;
 thread_local int64_t tGridPad[3] = {0, 0, 0}; // setLaneGridPadding
 thread_local bool tReverseLanes = false;        // setLaneScheduleReversed
+thread_local bool tLdsLoadsAtIssue = false;     // setLdsLoadsLandAtIssue
+thread_local bool tWavesInTurn = false;         // setLaneWavesInTurn
 
 /// An error the launch cannot go on after (divergence, deadlock, bad launch).
 void setError(const std::string &msg) {
@@ -203,10 +212,19 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+/// Lands the oldest of `l`'s loads into LDS, all but the newest `keep`.
+void landLdsLoads(Lane &l, size_t keep) {
+  size_t n = l.ldsLoads.size() > keep ? l.ldsLoads.size() - keep : 0;
+  for (size_t i = 0; i < n; ++i)
+    std::memcpy(l.ldsLoads[i].at, l.ldsLoads[i].bytes, 16);
+  l.ldsLoads.erase(l.ldsLoads.begin(), l.ldsLoads.begin() + n);
+}
+
 void trampoline() {
   Launch *L = tLaunch;
   Lane *l = L->current;
   L->entry(L->args);
+  landLdsLoads(*l, 0); // in flight at the end: they land all the same
   l->state = State::Done;
   // uc_link returns to the scheduler.
 }
@@ -609,9 +627,19 @@ bool runWorkgroup(Launch &L) {
   std::vector<Lane *> wave(W);
   for (;;) {
     bool ran = false;
+    // Waves in turn: only the first wave (in the schedule's order) with a
+    // runnable lane runs this round, so it goes on to its next barrier
+    // before any other wave moves.
+    int64_t turn = -1;
+    if (tWavesInTurn)
+      for (int64_t j = 0; j < threads && turn < 0; ++j) {
+        int64_t i = tReverseLanes ? threads - 1 - j : j;
+        if (L.lanes[i].state == State::Runnable)
+          turn = i / W;
+      }
     for (int64_t j = 0; j < threads; ++j) {
       Lane &l = L.lanes[tReverseLanes ? threads - 1 - j : j];
-      if (l.state != State::Runnable)
+      if (l.state != State::Runnable || (turn >= 0 && l.linear / W != turn))
         continue;
       L.current = &l;
       ++tStats.switches;
@@ -903,6 +931,35 @@ int64_t fmha_lane_id(int32_t which) {
   case BlockZ: return L.blockId[2];
   default: return 0;
   }
+}
+
+/// A load of 16 bytes (lo, hi: little-endian) into LDS byte address `at`:
+/// in flight until the lane waits for it. `at` must lie in one workgroup
+/// buffer.
+void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi) {
+  Launch &L = *tLaunch;
+  auto *p = reinterpret_cast<uint8_t *>(at);
+  bool inside = false;
+  for (auto [off, size] : L.shared)
+    inside |= L.arena && p >= L.arena + off && p + 16 <= L.arena + off + size;
+  if (!inside)
+    return stop("a load into LDS at " + hex(static_cast<uint64_t>(at)) +
+                " outside the workgroup buffers (" + where(L, *L.current) + ")");
+  Lane::LdsLoad load{p, {}};
+  std::memcpy(load.bytes, &lo, 8);
+  std::memcpy(load.bytes + 8, &hi, 8);
+  if (tLdsLoadsAtIssue)
+    std::memcpy(load.at, load.bytes, 16);
+  else
+    L.current->ldsLoads.push_back(load);
+}
+
+/// s_waitcnt vmcnt(pending): all but the newest `pending` of the lane's
+/// loads into LDS land. (The hardware's count also takes the wave's other
+/// vector loads, which only make it wait for more: counting loads into LDS
+/// alone, the emulator lands the fewest the hardware may have landed.)
+void fmha_lane_lds_load_wait(int32_t pending) {
+  landLdsLoads(*tLaunch->current, pending < 0 ? 0 : static_cast<size_t>(pending));
 }
 
 void *fmha_lane_shared(int32_t index, int64_t bytes) {
@@ -1202,7 +1259,9 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kMBarrierArrive, reinterpret_cast<void *>(&fmha_lane_mbarrier_arrive)},
           {kMBarrierWait, reinterpret_cast<void *>(&fmha_lane_mbarrier_wait)},
           {kNamedBarrier, reinterpret_cast<void *>(&fmha_lane_named_barrier)},
-          {kElect, reinterpret_cast<void *>(&fmha_lane_elect)}};
+          {kElect, reinterpret_cast<void *>(&fmha_lane_elect)},
+          {kLdsLoad, reinterpret_cast<void *>(&fmha_lane_lds_load)},
+          {kLdsLoadWait, reinterpret_cast<void *>(&fmha_lane_lds_load_wait)}};
 }
 
 std::string takeLaneRuntimeError() {
@@ -1227,6 +1286,14 @@ void setLaneGridPadding(int64_t x, int64_t y, int64_t z) {
 
 void setLaneScheduleReversed(bool reversed) {
   tReverseLanes = reversed;
+}
+
+void setLdsLoadsLandAtIssue(bool atIssue) {
+  tLdsLoadsAtIssue = atIssue;
+}
+
+void setLaneWavesInTurn(bool inTurn) {
+  tWavesInTurn = inTurn;
 }
 
 } // namespace fmha::lane

@@ -97,6 +97,7 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   o.pingPong = options.pingPong;
   o.vdRoute = options.vdRoute;
   o.kvUnroll = options.kvUnroll;
+  o.ldsLoads = options.ldsLoads;
   o.warps = options.warps;
   return o;
 }
@@ -245,6 +246,17 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
       if (options.pingPong)
         pm.addPass(createFmhaPingPong());
     }
+  }
+  // gfx950, when asked: K and V by loads straight into LDS, one stage each:
+  // this tile's V in flight behind S and the softmax, the next tile's K
+  // behind P V.
+  if (options.ldsLoads && info && info->vendor == ChipVendor::AMDGPU &&
+      info->ldsLoads16) {
+    FmhaPipelineKVStagesOptions stages;
+    stages.singleStage = true;
+    pm.addPass(createFmhaPipelineKVStages(stages));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
   }
   // AMDGPU: P x V accumulates into the rescaled o where nothing scales the
   // product (exp2_bias, quant none; bench/NOTES.md, 2026-12-06, eleventh

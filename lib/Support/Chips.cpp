@@ -33,7 +33,7 @@ const ChipInfo kChips[] = {
     {"gfx950", ChipVendor::AMDGPU, 64, 4, 128, 128, 64,
      {{32, 32, 64}, {32, 32, 16}}, {32, 32, 16}, Fp8Family::OcpOnly,
      163840, 163840, 4, kCdnaWave64, "amdgcn-amd-amdhsa", "", false, 0, 0,
-     /*permlane32Swap=*/true, /*uniformUnrolledCount=*/true},
+     /*permlane32Swap=*/true, /*uniformUnrolledCount=*/true, /*ldsLoads16=*/true},
     {"sm_90", ChipVendor::NVIDIA, 32, 4, 64, 64, 64, {{16, 8, 32}, {}},
      {16, 8, 16}, Fp8Family::OcpOnly, 48 * 1024, 228 * 1024,
      /*simdsPerCu (SM sub-partitions)=*/4, {}, "nvptx64-nvidia-cuda",

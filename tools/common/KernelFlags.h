@@ -73,6 +73,13 @@ inline cl::opt<int64_t> optKvUnroll(
              "(fmha-unroll-kv-loop; -1, the default: 2 for kv_blockscale, else "
              "1; 1: off)"),
     cl::init(-1), cl::cat(kToolCategory));
+inline cl::opt<bool> optLdsLoads(
+    "lds-loads",
+    cl::desc("gfx950: K and V brought by loads straight into LDS (buffer_load "
+             "... lds), this tile's V and the next tile's K in flight behind "
+             "the products (fmha-pipeline-kv-stages single-stage; on by "
+             "default, =false: through registers); another chip ignores it"),
+    cl::init(true), cl::cat(kToolCategory));
 inline cl::opt<int64_t> optWarps(
     "warps",
     cl::desc("AMDGPU: waves of a workgroup sharing each K/V tile (0, the "
@@ -98,6 +105,7 @@ template <typename Options> void applyKernelFlags(Options &o) {
   o.pingPong = optPingPong;
   o.kvStages = optKvStages;
   o.kvUnroll = optKvUnroll;
+  o.ldsLoads = optLdsLoads;
   o.vdRoute = optVdRoute;
   o.warps = optWarps;
 }

@@ -62,6 +62,8 @@ static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init
 static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
+static cl::opt<bool> optLdsLoadsAtIssue("lds-loads-land-at-issue", cl::desc("test hook (lane targets): a load into LDS lands when issued, not at the lane's wait for it (finds a load started before the barrier that follows another wave's reads of its bytes)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
+static cl::opt<bool> optWavesInTurn("waves-in-turn", cl::desc("test hook (lane targets): one wave at a time, each running to its next barrier before the next moves (finds LDS written while another wave still reads it)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optReverseLanes("reverse-lanes", cl::desc("test hook (lane targets): run the lanes from the last thread to the first (with warp roles: the consumers ahead of the producer)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::list<int64_t> optGridPad("grid-pad", cl::desc("test hook (lane targets): X,Y,Z extra workgroups in each grid dimension, as a launch captured for a larger batch runs"), cl::CommaSeparated, cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
@@ -375,6 +377,16 @@ int main(int argc, char **argv) {
     if (!lanes)
       return fail(2, "--grid-pad needs a lane target (--target CHIP)");
     ::fmha::lane::setLaneGridPadding(optGridPad[0], optGridPad[1], optGridPad[2]);
+  }
+  if (optWavesInTurn) {
+    if (!lanes)
+      return fail(2, "--waves-in-turn needs a lane target (--target CHIP)");
+    ::fmha::lane::setLaneWavesInTurn(true);
+  }
+  if (optLdsLoadsAtIssue) {
+    if (!lanes)
+      return fail(2, "--lds-loads-land-at-issue needs a lane target (--target CHIP)");
+    ::fmha::lane::setLdsLoadsLandAtIssue(true);
   }
   if (optReverseLanes) {
     if (!lanes)

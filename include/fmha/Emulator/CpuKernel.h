@@ -49,6 +49,7 @@ struct CpuKernelOptions {
   bool pingPong = false;   ///< with warpSpecialize: fmha-ping-pong
   int64_t kvStages = 2;    ///< with `pipeline`: stages of each K/V ring
   int64_t kvUnroll = -1;   ///< AMDGPU: fmha-unroll-kv-loop's factor (-1: auto)
+  bool ldsLoads = true;    ///< gfx950: K and V by loads straight into LDS
   int64_t warps = 0;       ///< AMDGPU: a workgroup's waves (0: the chip's)
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;

@@ -69,6 +69,13 @@
 //                                              // barrier (fmha_lane_barrier)
 //   int32_t fmha_lane_elect(i32 site)          // elect.sync: a wave op, 1 in
 //                                              // the wave's first lane
+//   void    fmha_lane_lds_load(i64 at, i64 lo, i64 hi)
+//                                              // a load of 16 bytes into
+//                                              // LDS address at (gfx950's
+//                                              // buffer_load ... lds): in
+//                                              // flight until a wait
+//   void    fmha_lane_lds_load_wait(i32 n)     // s_waitcnt vmcnt(n): all but
+//                                              // the lane's newest n land
 //
 // A "site" is the id of the op that made the call; the lanes of a wave must
 // meet at the same site. The sites of a kernel's wave ops and
@@ -103,6 +110,8 @@ inline constexpr const char *kMBarrierArrive = "fmha_lane_mbarrier_arrive";
 inline constexpr const char *kMBarrierWait = "fmha_lane_mbarrier_wait";
 inline constexpr const char *kNamedBarrier = "fmha_lane_named_barrier";
 inline constexpr const char *kElect = "fmha_lane_elect";
+inline constexpr const char *kLdsLoad = "fmha_lane_lds_load";
+inline constexpr const char *kLdsLoadWait = "fmha_lane_lds_load_wait";
 /// fmha_lane_out_of_bounds's dim for a load across a bounded view's end.
 inline constexpr int32_t kStraddle = -1;
 

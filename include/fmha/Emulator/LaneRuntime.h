@@ -60,6 +60,21 @@ void setLaneGridPadding(int64_t x, int64_t y, int64_t z);
 /// reads it before it is filled.
 void setLaneScheduleReversed(bool reversed);
 
+/// Every later launch on this thread lands a load into LDS when it is
+/// issued (true) instead of at the lane's wait for it (false, the default).
+/// The default finds a read that does not wait for the loads; at issue
+/// finds a load started while another wave may still read the bytes it
+/// overwrites (one before the barrier after those reads).
+void setLdsLoadsLandAtIssue(bool atIssue);
+
+/// Every later launch on this thread runs one wave at a time: the first
+/// wave with a runnable lane runs (its wave ops done as its lanes meet)
+/// until it waits at a barrier, then the next (false: every runnable lane a
+/// round, the default, which keeps the waves in step between barriers).
+/// With setLdsLoadsLandAtIssue it finds a wave overwriting LDS another
+/// wave has not finished reading.
+void setLaneWavesInTurn(bool inTurn);
+
 } // namespace fmha::lane
 
 #endif // FMHA_EMULATOR_LANERUNTIME_H

@@ -104,6 +104,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("AMDGPU: fmha-unroll-kv-loop's factor (-1, the default: "
                      "its rule, 2 for kv_blockscale, else 1; 1: off)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<bool> ldsLoads{
+      *this, "lds-loads",
+      llvm::cl::desc("gfx950: K and V brought by loads straight into LDS, "
+                     "a tile's V and the next tile's K in flight behind the "
+                     "products (fmha-pipeline-kv-stages single-stage; on by "
+                     "default, false: through registers)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> warps{
       *this, "warps",
       llvm::cl::desc("AMDGPU: fmha-select-config's warps, the waves of a "
@@ -200,6 +207,11 @@ struct LaneKernelOptions {
   /// AMDGPU: fmha-unroll-kv-loop's factor (-1: its auto rule, 2 for a loop
   /// that gathers descales, 1 otherwise; 1: off).
   int64_t kvUnroll = -1;
+  /// gfx950: fmha-pipeline-kv-stages single-stage (K and V by loads
+  /// straight into LDS, this tile's V and the next tile's K in flight
+  /// behind the products). On by default (bench/NOTES.md, 2026-12-06,
+  /// twelfth session: fewer modelled cycles on every fp8 row).
+  bool ldsLoads = true;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
   /// fmha-select-config's warps (0: the chip's; AMDGPU: 8 shares each K/V
@@ -207,7 +219,7 @@ struct LaneKernelOptions {
   int64_t warps = 0;
 };
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same eleven fields).
+/// emulator's CpuKernelOptions give them (the same twelve fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -220,6 +232,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.pingPong = o.pingPong;
   l.kvStages = o.kvStages;
   l.kvUnroll = o.kvUnroll;
+  l.ldsLoads = o.ldsLoads;
   l.vdRoute = o.vdRoute;
   l.warps = o.warps;
   return l;

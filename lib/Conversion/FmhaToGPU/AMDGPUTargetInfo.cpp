@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -158,6 +159,22 @@ public:
         b, loc, VectorType::get({8}, b.getI8Type()), lds, ValueRange{ix});
   }
   bool hasBoundedViews() const override { return true; }
+  bool hasLdsLoads16() const override { return info.ldsLoads16; }
+  Value readOnlyInput(OpBuilder &b, Location loc, Value mem) const override {
+    auto t = cast<MemRefType>(mem.getType());
+    // The kernel's inputs are global memory: address space 1 (or none).
+    auto space = dyn_cast_or_null<IntegerAttr>(t.getMemorySpace());
+    if (t.getMemorySpace() && !(space && space.getInt() == 1))
+      return mem;
+    auto c = MemRefType::get(t.getShape(), t.getElementType(), t.getLayout(),
+                             b.getI64IntegerAttr(4));
+    return memref::MemorySpaceCastOp::create(b, loc, c, mem);
+  }
+  void loadToLds16(OpBuilder &b, Location loc, Value view, ValueRange ix, Value lds,
+                   Value ldsIx) const override {
+    amdgpu::GatherToLDSOp::create(b, loc, view, ix, lds, ValueRange{ldsIx},
+                                  TypeAttr::get(VectorType::get({4}, b.getI32Type())));
+  }
   bool uniformWordRuns() const override { return true; }
   bool selectsOverLaneLoads() const override { return true; }
   Value boundedView(OpBuilder &b, Location loc, Value view,
@@ -197,6 +214,21 @@ public:
   }
   void barrier(OpBuilder &b, Location loc) const override {
     gpu::BarrierOp::create(b, loc);
+  }
+  /// The loads into LDS land asynchronously: s_waitcnt vmcnt(0) (a
+  /// barrier does not wait for them). Behind a scheduling barrier that
+  /// nothing crosses: the MFMAs issued before the wait (S = Q K^T while V
+  /// loads) touch no memory, and LLVM's scheduler would otherwise sink them
+  /// past the wait and the barrier after it (measured: 6 of a tile's 8
+  /// S MFMAs behind V's wait), leaving the loads nothing to run behind.
+  void waitLdsLoads(OpBuilder &b, Location loc) const override {
+    amdgpu::SchedBarrierOp::create(
+        b, loc,
+        amdgpu::sched_barrier_opt_enumAttr::get(b.getContext(),
+                                                amdgpu::sched_barrier_opt_enum::none));
+    amdgpu::MemoryCounterWaitOp::create(b, loc, /*load=*/b.getI32IntegerAttr(0),
+                                        /*store=*/nullptr, /*ds=*/nullptr,
+                                        /*exp=*/nullptr, /*tensor=*/nullptr);
   }
 
 private:

@@ -284,9 +284,23 @@ LogicalResult LaneForms::visit(Operation *op) {
     return success();
   };
   if (auto x = dyn_cast<StageKVOp>(op)) {
-    if (!ti->hasAsyncCopies())
+    // Loads straight into LDS (gfx950) take one-stage rings of fp8 tiles
+    // read through a bounded view (a static row stride).
+    bool ldsLoads = ti->hasLdsLoads16() && x.getStages() == 1;
+    if (!ti->hasAsyncCopies() && !ldsLoads)
       return fail("fmha.stage_kv needs asynchronous copies into shared "
-                  "memory, which this chip's lowering does not have");
+                  "memory, which this chip's lowering does not have (loads "
+                  "into LDS take rings of one stage)");
+    if (ldsLoads) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      auto cacheT = cast<MemRefType>(x.getCache().getType());
+      bool nhd = x.getKvLayout() == KVLayout::NHD;
+      if (failed(cacheT.getStridesAndOffset(strides, offset)) ||
+          ShapedType::isDynamic(strides[nhd ? 1 : 2]) ||
+          cacheT.getElementTypeBitWidth() != 8)
+        return fail("loads into LDS need an fp8 cache with a static row stride");
+    }
     auto t = cast<VectorType>(x.getTileType());
     if (failed(checkTile(t)) || failed(checkCache(x.getCache(), x.getIds(), x.getKvLayout())))
       return failure();
@@ -322,7 +336,10 @@ LogicalResult LaneForms::visit(Operation *op) {
     // lanes: chips with async copies have no transpose loads).
     // (transposedVOperand's reads: a 32x32x64 atom, whole k steps of 64
     // keys and a bit-linear inverse of pvKeyPosition; else V^T as before.)
-    f.vRowMajor = isV && isa<GatherKVOp>(op) && ti->transposeLoadsV() &&
+    auto staged = dyn_cast<StagedKVOp>(op);
+    auto filler = staged ? dyn_cast_or_null<StageKVOp>(staged.getFiller()) : StageKVOp();
+    bool rowMajorStage = filler && ti->hasLdsLoads16() && filler.getStages() == 1;
+    f.vRowMajor = isV && (isa<GatherKVOp>(op) || rowMajorStage) && ti->transposeLoadsV() &&
                   layout->atom.k == 64 && layout->atom.m == 32 && bn % 64 == 0 &&
                   pvKeyInverse(*ti, bn).has_value();
     bool vt = f.transposedInLds();

@@ -88,11 +88,25 @@ struct LdsBarriers {
     });
     return isK || isa_and_nonnull<StageTransposeOp>(s.getFiller());
   }
+  /// A read of a one-stage ring (fmha-pipeline-kv-stages' single-stage
+  /// schedule): StagedKVPattern waits for the wave's loads into it and
+  /// meets the workgroup at a barrier, so every LDS write before it is
+  /// visible after it and every read before it is done. It writes LDS only
+  /// where it transposes a V tile out of the stage.
+  bool ownsBarrier(Operation &op) const {
+    auto s = dyn_cast<StagedKVOp>(op);
+    return s && !s.getByBarrier() && s.getStages() == 1;
+  }
+  bool transposesOut(Operation &op) const {
+    const ValueForm *f = forms.lookup(op.getResult(0));
+    return f && f->isV && f->transposedInLds();
+  }
   /// Whether `block` (nested blocks included) writes LDS.
   bool writesLds(Block &block) {
     WalkResult r = block.walk([&](Operation *op) {
       bool w = isa<GatherKVOp>(op) || (isa<LoadRowsOp>(op) && ti.warpgroupMma()) ||
-               (isa<StagedKVOp>(op) && !takesFilledStage(*op));
+               (isa<StagedKVOp>(op) && !takesFilledStage(*op) &&
+                (!ownsBarrier(*op) || transposesOut(*op)));
       return w ? WalkResult::interrupt() : WalkResult::advance();
     });
     return r.wasInterrupted();
@@ -129,6 +143,16 @@ struct LdsBarriers {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (takesFilledStage(op)) {
         fence = true;
+      } else if (ownsBarrier(op)) {
+        written = transposesOut(op);
+        read = readV = false;
+      } else if (auto st = dyn_cast<StageKVOp>(op); st && st.getStages() == 1) {
+        // Loads into a one-stage ring overwrite what a read before them
+        // (another loop's tile in the same buffer) may still need.
+        if (read) {
+          barrierBefore(&op);
+          read = readV = false;
+        }
       } else if (isa<GatherKVOp, StagedKVOp>(op) ||
                  (isa<LoadRowsOp>(op) && ti.warpgroupMma())) {
         // (fmha-overlap-score-mma puts a staged V after S = Q K^T, whose
@@ -339,6 +363,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     ring.buffer = workgroupBytes(ring.stages * ring.stageBytes, s.getLoc(),
                                  ring.form.ldsCols);
     lc.rings[s.getRing()] = ring;
+    lc.ldsLoads |= ti.hasLdsLoads16();
   });
   // The rings of fmha.stage_transpose (warp roles: V tiles the producer
   // transposed): a tile each in the V operand's form, as the consumers'
@@ -416,9 +441,11 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     const ValueForm *fp = forms.lookup(g->getResult(0));
     if (!fp || fp->kind != FormKind::KV)
       return false; // Q in operand registers
-    // K, or V transposed by the producer: read in its ring stage.
+    // K, V transposed by the producer, or V read by transpose loads (as
+    // staged, row-major): read in its ring stage.
     return !isa<StagedKVOp>(g) ||
-           (fp->isV && !isa_and_nonnull<StageTransposeOp>(cast<StagedKVOp>(g).getFiller()));
+           (fp->isV && fp->transposedInLds() &&
+            !isa_and_nonnull<StageTransposeOp>(cast<StagedKVOp>(g).getFiller()));
   };
   kernel.walk([&](Operation *g) {
     if (!stagesTile(g))

@@ -45,21 +45,22 @@ using namespace mlir::fmha;
 namespace {
 
 /// pages[valid ? key / P : 0]; slot 0 exists whenever a tile is processed.
-Value pageIdOfKey(ImplicitLocOpBuilder &b, Value pages, int64_t pageSize,
-                  Value key, Value valid) {
+Value pageIdOfKey(ImplicitLocOpBuilder &b, const LaneContext &lc, Value pages,
+                  int64_t pageSize, Value key, Value valid) {
   Value slot = arith::DivUIOp::create(b, key, laneConstI32(b, pageSize));
   slot = arith::SelectOp::create(b, valid, slot, laneConstI32(b, 0));
-  return memref::LoadOp::create(b, pages, ValueRange{laneToIndex(b, slot)});
+  return memref::LoadOp::create(b, lc.readOnly(b, pages),
+                                ValueRange{laneToIndex(b, slot)});
 }
 
 /// pages[min(slot, (len - 1) / P)]: the page of slot, or the sequence's
 /// last page past its end (len >= 1: a KV loop's tile is being processed).
-Value loadClampedPageId(ImplicitLocOpBuilder &b, Value pages, Value slot,
-                        Value len, int64_t pageSize) {
+Value loadClampedPageId(ImplicitLocOpBuilder &b, const LaneContext &lc, Value pages,
+                        Value slot, Value len, int64_t pageSize) {
   Value last = arith::DivUIOp::create(
       b, arith::SubIOp::create(b, len, laneConstI32(b, 1)), laneConstI32(b, pageSize));
   slot = arith::MinSIOp::create(b, slot, last);
-  return memref::LoadOp::create(b, pages, ValueRange{laneToIndex(b, slot)});
+  return memref::LoadOp::create(b, lc.readOnly(b, pages), ValueRange{laneToIndex(b, slot)});
 }
 
 struct LoadRowsPattern : LanePattern<LoadRowsOp> {
@@ -239,7 +240,7 @@ struct PageIdsPattern : LanePattern<PageIdsOp> {
       // item 3; page-ids-uniform_gfx942.test).
       int64_t p = op.getPageSize();
       Value slot = arith::DivUIOp::create(b, start, laneConstI32(b, p));
-      rw.replaceOp(op, loadClampedPageId(b, pages, slot, len, p));
+      rw.replaceOp(op, loadClampedPageId(b, lc, pages, slot, len, p));
       return success();
     }
     // Uniform, outside the KV loop: pages[start / P] when start < len, else
@@ -253,7 +254,7 @@ struct PageIdsPattern : LanePattern<PageIdsOp> {
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&guarded.getThenRegion().front());
-      scf::YieldOp::create(b, pageIdOfKey(b, pages, op.getPageSize(), start, valid));
+      scf::YieldOp::create(b, pageIdOfKey(b, lc, pages, op.getPageSize(), start, valid));
       b.setInsertionPointToStart(&guarded.getElseRegion().front());
       scf::YieldOp::create(b, laneConstI32(b, -1));
     }
@@ -319,7 +320,7 @@ Value tilePageId(ImplicitLocOpBuilder &b, const LaneContext &lc,
       idsInBounds(op)) {
     Value slot0 = arith::DivUIOp::create(b, ids.start, laneConstI32(b, p));
     Value run = vector::LoadOp::create(
-        b, VectorType::get({n}, b.getI32Type()), ids.pages,
+        b, VectorType::get({n}, b.getI32Type()), lc.readOnly(b, ids.pages),
         ValueRange{laneToIndex(b, slot0)}, /*nontemporal=*/false, llvm::Align(4));
     for (int64_t k = 0; k < n; ++k)
       lc.tilePageIds.push_back(
@@ -328,7 +329,7 @@ Value tilePageId(ImplicitLocOpBuilder &b, const LaneContext &lc,
   }
   Value slot = arith::AddIOp::create(
       b, arith::DivUIOp::create(b, ids.start, laneConstI32(b, p)), laneConstI32(b, j));
-  Value id = loadClampedPageId(b, ids.pages, slot, ids.len, p);
+  Value id = loadClampedPageId(b, lc, ids.pages, slot, ids.len, p);
   lc.tilePageIds.push_back({op.getOperation(), j, here, id});
   return id;
 }
@@ -395,7 +396,8 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
         lin = arith::AndIOp::create(b, lin, laneConstI32(b, (1 << 30) - 1));
       }
       Value v = memref::LoadOp::create(
-          b, flat, ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(), lin)});
+          b, lc.readOnly(b, flat),
+          ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(), lin)});
       if (!zeroInvalid)
         return v;
       Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
@@ -481,7 +483,7 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
             key = arith::MinSIOp::create(
                 b, key, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)));
             Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
-            id = pageIdOfKey(b, ids.pages, p, key, always);
+            id = pageIdOfKey(b, lc, ids.pages, p, key, always);
           }
           // (NVIDIA keeps the guard: its kernels stay the ones the H100
           // ran until a device checks the change.)
@@ -507,6 +509,11 @@ struct KVTileSource {
   /// K only: instead of load and store, start a copy of the chunk to LDS
   /// byte `at` (fmha.stage_kv's asynchronous copies).
   std::function<void(Value r, Value c16, Value at)> copy;
+  /// Row-major tiles read through a view: instead of load and store, the
+  /// chunk at byte column c16 of `view`'s row `inView` written straight
+  /// into LDS byte `at` (TargetInfo::loadToLds16); null where the chip has
+  /// no such load.
+  std::function<void(Value r, Value view, Value inView, Value c16, Value at)> loadToLds;
   /// The tile's bounded view of its rows, or null.
   Value view;
   /// For per-token ids, the bounded view of the rows from key `first` to
@@ -703,6 +710,19 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
     if (!vt) {
       if (src.copy)
         src.copy(r0, c16, lc.ldsOffset(b, f, r0, c16));
+      else if (src.loadToLds && view) {
+        // The load writes the wave's run from its first lane's index: give
+        // every lane that index, 16 x (the wave's first thread + step x
+        // threads), uniform (an SGPR: M0) where the lane's own would be
+        // read back from a VGPR. Row-major with rows of whole chunks (no
+        // padding or swizzle on AMDGPU): chunk g is at byte 16 g.
+        assert(f.ldsCols == perRow * chunk && "an LDS load needs unpadded rows");
+        Value g0 = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, lc.waveV, laneConstI32(b, lc.layout.wave)),
+            laneConstI32(b, i * active));
+        src.loadToLds(r0, view, inView, c16,
+                      arith::MulIOp::create(b, g0, laneConstI32(b, chunk)));
+      }
       else
         staged.push_back({loadChunk(r0, c16, view, inView), lc.ldsOffset(b, f, r0, c16)});
       continue;
@@ -856,6 +876,17 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
       lds = lc.lds.lookup(op);
     }
     int64_t bn = t.getDimSize(0);
+    // Loads into LDS: the stage's views and page-id reads too only when it
+    // is enabled (the prologue of a loop that runs no tile has page id -1,
+    // and not even a view of that page is made). (NVIDIA's copies keep
+    // their guard below: its kernels stay the ones the H100 ran.)
+    scf::IfOp guard;
+    if constexpr (kStage) {
+      if (lc.ti.hasLdsLoads16()) {
+        guard = scf::IfOp::create(b, a.getEnabled()[0], /*withElse=*/false);
+        b.setInsertionPointToStart(guard.thenBlock());
+      }
+    }
     // Rows of d elements, eb bytes each, staged as 16-byte chunks.
     int64_t eb = lc.layout.atom.elemBytes;
     int64_t chunk = 16;
@@ -928,7 +959,7 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
               tilePageId(b, lc, *ids, j), id);
       }
       if (!id)
-        id = pageIdOfKey(b, ids->pages, ids->op.getPageSize(), key, valid);
+        id = pageIdOfKey(b, lc, ids->pages, ids->op.getPageSize(), key, valid);
       // 64-bit page base: the memref's index arithmetic is i64.
       Value slot = arith::RemUIOp::create(b, key, laneConstI32(b, pageSize));
       return nhd ? SmallVector<Value>{laneToIndex(b, id), laneToIndex(b, slot), head,
@@ -961,6 +992,20 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     KVTileSource src;
     src.load = loadChunk;
     src.view = rows;
+    // gfx950's one-stage rings: a row-major tile's chunks go straight from
+    // the view into LDS (no register, no ds_write). The lanes' LDS bytes
+    // of one step are the run 16 x (thread + step x threads) (row-major, no
+    // padding or swizzle on AMDGPU), as the load writes them. (A step
+    // without a view, per-token ids below whole pages, loads and stores.)
+    if (kStage && lc.ti.hasLdsLoads16() && !f.transposedInLds() &&
+        cacheT.getElementTypeBitWidth() == 8)
+      src.loadToLds = [&](Value r, Value view, Value inView, Value c16, Value at) {
+        Value c0 = arith::ConstantIndexOp::create(b, 0);
+        Value ri = laneToIndex(b, inView), ci = laneToIndex(b, c16);
+        SmallVector<Value> ix = nhd ? SmallVector<Value>{c0, ri, c0, ci}
+                                    : SmallVector<Value>{c0, c0, ri, ci};
+        lc.ti.loadToLds16(b, b.getLoc(), view, ix, lds, laneToIndex(b, at));
+      };
     if (ids && lc.ti.hasBoundedViews() &&
         lc.cfg.getPageRegime() == PageRegime::WholePages)
       src.waveView = [&, ids](Value first, std::optional<int64_t> page,
@@ -992,16 +1037,21 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     if constexpr (kStage) {
       // The copies when enabled; the group ends either way, so that every
       // iteration commits the same number (fmha.staged_kv's `pending`).
-      src.copy = [&](Value r, Value c16, Value at) {
-        lc.ti.asyncCopy16(b, b.getLoc(), lds, laneToIndex(b, at), cache,
-                          chunkIndex(r, c16));
-      };
-      auto guard = scf::IfOp::create(b, a.getEnabled()[0], /*withElse=*/false);
-      OpBuilder::InsertionGuard ig(b);
-      b.setInsertionPointToStart(guard.thenBlock());
+      // Loads into LDS have no groups: a one-stage ring's read waits for
+      // all of them.
+      if (!src.loadToLds)
+        src.copy = [&](Value r, Value c16, Value at) {
+          lc.ti.asyncCopy16(b, b.getLoc(), lds, laneToIndex(b, at), cache,
+                            chunkIndex(r, c16));
+        };
+      if (!guard) {
+        guard = scf::IfOp::create(b, a.getEnabled()[0], /*withElse=*/false);
+        b.setInsertionPointToStart(guard.thenBlock());
+      }
       emitKVTile(b, lc, f, bn, lds, src);
       b.setInsertionPointAfter(guard);
-      lc.ti.asyncCommit(b, b.getLoc());
+      if (!src.loadToLds)
+        lc.ti.asyncCommit(b, b.getLoc());
       rw.eraseOp(op);
       return success();
     } else {
@@ -1043,13 +1093,26 @@ struct StagedKVPattern : LanePattern<StagedKVOp> {
     Value stage = lc.ringStage(b, ring, a.getSlot()[0]);
     // by_barrier: the fmha.stage_wait before it saw every producer
     // thread's copies land (warp roles); the consumer started none.
-    if (!op.getByBarrier())
+    // A one-stage ring (fmha-pipeline-kv-stages' single-stage schedule):
+    // every load of the wave landed, then the workgroup's barrier (LowerTiles'
+    // LdsBarriers counts on it), after which a stage op may refill the
+    // buffers every wave has read.
+    bool oneStage = ring.stages == 1 && !op.getByBarrier();
+    if (oneStage) {
+      if (lc.ldsLoads)
+        lc.ti.waitLdsLoads(b, b.getLoc());
+      else
+        lc.ti.asyncWait(b, b.getLoc(), 0);
+      lc.ti.barrierAfterLdsWrites(b, b.getLoc());
+    } else if (!op.getByBarrier()) {
       lc.ti.asyncWait(b, b.getLoc(), op.getPending());
+    }
     LaneValues out;
     out.lds = stage;
-    // A V of a ring fmha.stage_transpose fills is the stage itself.
-    if (f.isV && !ring.transposed) {
-      if (!op.getByBarrier())
+    // A V of a ring fmha.stage_transpose fills is the stage itself, as is
+    // a V read by transpose loads (row-major, as staged).
+    if (f.isV && !ring.transposed && f.transposedInLds()) {
+      if (!op.getByBarrier() && !oneStage)
         lc.ti.barrier(b, b.getLoc());
       out.lds = lc.lds.lookup(op);
       transposeStagedV(b, lc, f, op.getTile().getType().getDimSize(0), ring.form, stage,

@@ -75,6 +75,17 @@ void TargetInfo::asyncWait(OpBuilder &, Location, int64_t) const {
       "TargetInfo::asyncWait on a chip without asynchronous copies");
 }
 
+void TargetInfo::loadToLds16(OpBuilder &, Location, Value, ValueRange, Value,
+                             Value) const {
+  llvm::reportFatalInternalError("TargetInfo::loadToLds16 on a chip without 16-byte "
+                                 "LDS loads");
+}
+
+void TargetInfo::waitLdsLoads(OpBuilder &, Location) const {
+  llvm::reportFatalInternalError("TargetInfo::waitLdsLoads on a chip without 16-byte "
+                                 "LDS loads");
+}
+
 #define FMHA_NO_WARP_ROLES(name)                                              \
   llvm::reportFatalInternalError("TargetInfo::" name                          \
                                  " on a chip without warp roles")

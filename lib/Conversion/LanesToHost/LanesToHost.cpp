@@ -310,6 +310,19 @@ std::string unsupported(Operation *op) {
                : "an async copy other than 16 bytes of i8 without zero-fill";
   if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
     return "";
+  // A load into LDS (gfx950): done at once, where the hardware writes it
+  // (rewriteOp); the counter wait then has nothing to wait for.
+  if (auto g = dyn_cast<amdgpu::GatherToLDSOp>(op)) {
+    auto v = dyn_cast<VectorType>(g.getTransferType());
+    return v && v.getNumElements() * v.getElementTypeBitWidth() == 128 &&
+                   g.getDst().getType().getElementType().isInteger(8) &&
+                   g.getSrc().getType().getElementType().isInteger(8) &&
+                   g.getDstIndices().size() == 1
+               ? ""
+               : "a load into LDS other than 16 bytes of i8 to a 1-D buffer";
+  }
+  if (isa<amdgpu::MemoryCounterWaitOp>(op))
+    return "";
   // Warp specialization: mbarriers of the workgroup's memory (generic or
   // shared::cta pointers), named barriers without a reduction, elect.sync
   // of the whole warp; the mbarrier-init fence and register reallocation
@@ -359,7 +372,9 @@ std::string unsupported(Operation *op) {
     for (Operation *u : c->getUsers()) {
       auto l = dyn_cast<vector::LoadOp>(u);
       auto ml = dyn_cast<memref::LoadOp>(u);
-      if (!(l && l.getBase() == c.getResult()) && !(ml && ml.getMemRef() == c.getResult()))
+      auto gl = dyn_cast<amdgpu::GatherToLDSOp>(u); // a load, then a store
+      if (!(l && l.getBase() == c.getResult()) && !(ml && ml.getMemRef() == c.getResult()) &&
+          !(gl && gl.getSrc() == c.getResult() && gl.getDst() != c.getResult()))
         return "a fat_raw_buffer_cast used other than by loads";
     }
     return "";
@@ -399,7 +414,8 @@ bool isGuardedAccess(Operation *op) {
 std::string unguarded(Operation *op) {
   // Rewritten into a guarded load and store, or a guarded load (rewriteOp).
   if (isGuardedAccess(op) ||
-      isa<memref::SubViewOp, nvgpu::DeviceAsyncCopyOp, amdgpu::TransposeLoadOp>(op))
+      isa<memref::SubViewOp, nvgpu::DeviceAsyncCopyOp, amdgpu::TransposeLoadOp,
+          amdgpu::GatherToLDSOp>(op))
     return "";
   // The runtime checks the mbarrier's address itself (an initialised
   // mbarrier in the workgroup's buffers).
@@ -598,6 +614,42 @@ void Rewriter::rewriteOp(Operation *op) {
     auto vt = VectorType::get({16}, b.getI8Type());
     Value v = vector::LoadOp::create(b, vt, c.getSrc(), c.getSrcIndices());
     vector::StoreOp::create(b, v, c.getDst(), c.getDstIndices());
+    op->erase();
+    return;
+  }
+  if (auto g = dyn_cast<amdgpu::GatherToLDSOp>(op)) {
+    // The hardware writes lane l's 16 bytes at the wave's first lane's LDS
+    // index + 16 (l % wave), whatever index the lane itself names: the
+    // emulator writes them there too, so a lowering whose lanes' indices
+    // are not that run puts bytes where it does not expect them.
+    auto vt = VectorType::get({16}, b.getI8Type());
+    Value v = vector::LoadOp::create(b, vt, g.getSrc(), g.getSrcIndices());
+    Value own = arith::IndexCastOp::create(b, i32T, g.getDstIndices()[0]);
+    Value first = call(b, lane::kReadFirstLane, {site(b), own}, {i32T});
+    Value tid = arith::TruncIOp::create(
+        b, i32T, call(b, lane::kId, {i32(b, lane::ThreadX)}, {i64}));
+    Value inWave = arith::RemUIOp::create(b, tid, i32(b, chip.waveSize));
+    Value at = arith::AddIOp::create(b, first,
+                                     arith::MulIOp::create(b, inWave, i32(b, 16)));
+    // In flight until the lane's wait (the runtime keeps it): its LDS
+    // address is the buffer's (aligned pointer and offset, i8) + at.
+    auto md = memref::ExtractStridedMetadataOp::create(b, g.getDst());
+    Value base = arith::AddIOp::create(
+        b, memref::ExtractAlignedPointerAsIndexOp::create(b, g.getDst()), md.getOffset());
+    Value addr = arith::IndexCastOp::create(
+        b, i64, arith::AddIOp::create(b, base, arith::IndexCastOp::create(
+                                                  b, b.getIndexType(), at)));
+    Value words = vector::BitCastOp::create(b, VectorType::get({2}, i64), v);
+    call(b, lane::kLdsLoad,
+         {addr, vector::ExtractOp::create(b, words, 0), vector::ExtractOp::create(b, words, 1)},
+         {});
+    op->erase();
+    return;
+  }
+  if (auto w = dyn_cast<amdgpu::MemoryCounterWaitOp>(op)) {
+    // vmcnt(n): the lane's loads into LDS but the newest n land.
+    if (auto n = w.getLoadAttr())
+      call(b, lane::kLdsLoadWait, {i32(b, n.getInt())}, {});
     op->erase();
     return;
   }

@@ -28,11 +28,11 @@ func.func @not_in_bounds(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index,
 
 // -----
 
-func.func @one_stage(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index,
+func.func @no_stage(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: index,
     %s: index, %n: index, %slot: index, %on: i1) {
-  // expected-error @+1 {{a ring needs at least 2 stages, got 1}}
+  // expected-error @+1 {{a ring needs at least 1 stage, got 0}}
   fmha.stage_kv %k[%id] head(%h) tile(%s, %n) slot(%slot) if(%on)
-      {in_bounds, kv_layout = #fmha.kv_layout<nhd>, ring = 0 : i64, stages = 1 : i64,
+      {in_bounds, kv_layout = #fmha.kv_layout<nhd>, ring = 0 : i64, stages = 0 : i64,
        tile_type = vector<128x128xf8E4M3FN>} : memref<?x1024x8x128xf8E4M3FN>, i32
   return
 }

@@ -63,6 +63,10 @@ struct LaneContext {
     bool transposed = false;
   };
   std::map<int64_t, Ring> rings;
+  /// The kernel's rings are filled by loads straight into LDS
+  /// (TargetInfo::loadToLds16): its read-only inputs are read through
+  /// TargetInfo::readOnlyInput (readOnly).
+  bool ldsLoads = false;
   /// A K tile's LDS stores held back until its V tile's loads are issued
   /// (TargetInfo::batchKVLoads): set by the K gather's pattern, emitted at
   /// the builder's point by the V gather's; empty otherwise, and at the end
@@ -150,6 +154,11 @@ struct LaneContext {
   int64_t ldsTileOffset(const ValueForm &f, int64_t row, int64_t col) const;
   /// Stage `slot` (index) of `ring`: a memref.view of its bytes.
   Value ringStage(ImplicitLocOpBuilder &b, const Ring &ring, Value slot) const;
+  /// `mem`, a kernel input never written (page table, descales), as its
+  /// loads should read it: TargetInfo::readOnlyInput where ldsLoads.
+  Value readOnly(ImplicitLocOpBuilder &b, Value mem) const {
+    return ldsLoads ? ti.readOnlyInput(b, b.getLoc(), mem) : mem;
+  }
   /// The shared-memory address of a staged tile's buffer, as an i64.
   Value ldsAddress(ImplicitLocOpBuilder &b, Value lds) const;
   /// One vector of all accumulator parts (atom j's registers at

@@ -364,6 +364,28 @@ public:
   }
   /// Whether boundedView gives views (AMDGPU) or null (NVIDIA).
   virtual bool hasBoundedViews() const { return false; }
+  /// `mem` (a kernel input the kernel never writes: the page table, the
+  /// descales) as the view its loads should go through in a kernel that
+  /// loads into LDS (LaneContext::readOnly). AMDGPU: the constant address
+  /// space (4), whose uniform loads are always scalar (LLVM cannot prove a
+  /// global load unclobbered past an LDS load, which may write any memory
+  /// its resource points to, and would read them per lane). Else `mem`.
+  virtual Value readOnlyInput(OpBuilder &b, Location loc, Value mem) const { return mem; }
+  /// Whether loadToLds16 exists (gfx950: ChipInfo::ldsLoads16).
+  virtual bool hasLdsLoads16() const { return false; }
+  /// 16 bytes of `view` (a boundedView) at `ix` written straight into the
+  /// workgroup buffer `lds` (i8) at byte `ldsIx` (index), no register in
+  /// between: `amdgpu.gather_to_lds` (buffer_load_dwordx4 ... lds). The
+  /// hardware writes lane l's bytes at the wave's first lane's `ldsIx` + 16
+  /// l, so the lanes' `ldsIx` must be that run (the lane emulator checks
+  /// it); they are in LDS once the wave's loads are waited for
+  /// (waitLdsLoads) and visible to other waves after a barrier.
+  virtual void loadToLds16(OpBuilder &b, Location loc, Value view, ValueRange ix,
+                           Value lds, Value ldsIx) const;
+  /// Waits until every loadToLds16 of the lane (its wave) has landed:
+  /// `amdgpu.memory_counter_wait load(0)` (s_waitcnt vmcnt(0): the count
+  /// is of all the wave's vector memory loads, so only 0 names a group).
+  virtual void waitLdsLoads(OpBuilder &b, Location loc) const;
   /// Whether wave-uniform reads are scalar loads (AMDGPU: s_load_dword*):
   /// a run of 2, 4, 8 or 16 consecutive words from a 4-byte aligned
   /// address is one instruction, so a full tile's page ids are read

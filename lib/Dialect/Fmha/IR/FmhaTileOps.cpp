@@ -80,14 +80,14 @@ LogicalResult StageKVOp::verify() {
                            << ") must have the same token count";
   if (!getInBounds())
     return emitOpError() << "a staged tile must be in_bounds (no zero-fill)";
-  if (static_cast<int64_t>(getStages()) < 2)
-    return emitOpError() << "a ring needs at least 2 stages, got " << static_cast<int64_t>(getStages());
+  if (static_cast<int64_t>(getStages()) < 1)
+    return emitOpError() << "a ring needs at least 1 stage, got " << static_cast<int64_t>(getStages());
   return success();
 }
 
 LogicalResult StagedKVOp::verify() {
-  if (static_cast<int64_t>(getStages()) < 2)
-    return emitOpError() << "a ring needs at least 2 stages, got " << static_cast<int64_t>(getStages());
+  if (static_cast<int64_t>(getStages()) < 1)
+    return emitOpError() << "a ring needs at least 1 stage, got " << static_cast<int64_t>(getStages());
   if (static_cast<int64_t>(getPending()) < 0)
     return emitOpError() << "pending must be >= 0, got " << static_cast<int64_t>(getPending());
   if (getByBarrier() && getPending() != 0)

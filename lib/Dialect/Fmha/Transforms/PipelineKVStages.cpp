@@ -34,11 +34,16 @@ namespace {
 /// an op that cannot be recomputed.
 class IterationValues {
 public:
-  enum class Kind { First, Next };
+  /// First: the loop's first iteration, before the loop. Next: iteration
+  /// t + 1 seen from iteration t at `point`. This: iteration t's own
+  /// values at `point` (those defined after it cloned there).
+  enum class Kind { First, Next, This };
   IterationValues(scf::ForOp loop, OpBuilder &b, Kind kind, Operation *point)
       : loop(loop), b(b), kind(kind), point(point) {}
 
   Value get(Value v) {
+    if (kind == Kind::This)
+      return atThis(v);
     if (Value m = map.lookupOrNull(v))
       return m;
     Value r = compute(v);
@@ -115,7 +120,7 @@ struct PipelineKVStagesPass
   using FmhaPipelineKVStagesBase::FmhaPipelineKVStagesBase;
 
   void runOnOperation() override {
-    if (stages < 2) {
+    if (!singleStage && stages < 2) {
       mlir::emitError(getOperation()->getLoc())
           << "fmha-pipeline-kv-stages: stages must be at least 2, got "
           << static_cast<int64_t>(stages);
@@ -128,8 +133,140 @@ struct PipelineKVStagesPass
           !f->hasAttr(kPipelinedAttr))
         loops.push_back(f);
     });
-    for (scf::ForOp loop : loops)
-      pipeline(loop, nextRing);
+    for (scf::ForOp loop : loops) {
+      if (singleStage)
+        pipelineSingleStage(loop, nextRing);
+      else
+        pipeline(loop, nextRing);
+    }
+  }
+
+  /// Whether the fp8 gathers `gathers` can be staged (in_bounds: no
+  /// zero-fill; 16-bit tiles keep the synchronous staging).
+  static bool stageable(ArrayRef<GatherKVOp> gathers) {
+    return !gathers.empty() && llvm::all_of(gathers, [](GatherKVOp g) {
+      return g.getInBounds() && g.getTile().getType().getElementTypeBitWidth() == 8;
+    });
+  }
+
+  static SmallVector<Value> operandsOf(GatherKVOp g) {
+    return {g.getCache(), g.getIds(), g.getHead(), g.getTileStart(), g.getSeqLen()};
+  }
+
+  static Operation *createStage(OpBuilder &b, GatherKVOp g, ArrayRef<Value> v, Value slot,
+                                Value enabled, int64_t ring, int64_t stages) {
+    return StageKVOp::create(b, g.getLoc(), v[0], v[1], v[2], v[3], v[4], slot, enabled,
+                      g.getKvLayoutAttr(), b.getUnitAttr(), b.getI64IntegerAttr(ring),
+                      b.getI64IntegerAttr(stages), TypeAttr::get(g.getTile().getType()));
+  }
+
+  /// The single-stage schedule (the pass's description): K of the first
+  /// tile before the loop; in iteration t, V of tile t after K's wait and K
+  /// of tile t + 1 after V's wait.
+  void pipelineSingleStage(scf::ForOp loop, int64_t &nextRing) {
+    SmallVector<GatherKVOp> gathers(loop.getBody()->getOps<GatherKVOp>());
+    auto isK = [](GatherKVOp g) {
+      return llvm::any_of(g.getTile().getUsers(), [](Operation *u) {
+        auto m = dyn_cast<TileMmaOp>(u);
+        return m && m.getTransposeRhs();
+      });
+    };
+    // The loads into LDS read the cache through a bounded view of its
+    // rows: a static row stride.
+    auto staticRows = [](GatherKVOp g) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      auto t = cast<MemRefType>(g.getCache().getType());
+      return succeeded(t.getStridesAndOffset(strides, offset)) &&
+             !ShapedType::isDynamic(strides[g.getKvLayout() == KVLayout::NHD ? 1 : 2]);
+    };
+    // A tile of at most two pages: each page a tile is a bounded view (a
+    // buffer resource) and an LDS base a load step. (gfx950 page 16, eight
+    // pages a tile, measured 2026-12-06: 489 -> 554.5 instructions a tile,
+    // SGPR spills 2 -> 5, 1.02x fewer modelled cycles; page 64 915 vs 875
+    // instructions and 1.13x fewer cycles.)
+    auto fewPages = [](GatherKVOp g) {
+      auto t = cast<MemRefType>(g.getCache().getType());
+      int64_t page = t.getDimSize(g.getKvLayout() == KVLayout::NHD ? 1 : 2);
+      return 2 * page >= g.getTile().getType().getDimSize(0);
+    };
+    if (gathers.size() != 2 || !stageable(gathers) || !isK(gathers[0]) || isK(gathers[1]) ||
+        !llvm::all_of(gathers, staticRows) || !llvm::all_of(gathers, fewPages))
+      return;
+    GatherKVOp gk = gathers[0], gv = gathers[1];
+    // V is read where its first product is (a gather of V right after K's,
+    // for one wait a tile, would leave its loads nothing to run behind).
+    Operation *vUse = nullptr;
+    for (Operation *u : gv.getTile().getUsers())
+      if (u->getBlock() == loop.getBody() && (!vUse || u->isBeforeInBlock(vUse)))
+        vUse = u;
+    if (!vUse)
+      return;
+    Location loc = loop.getLoc();
+    OpBuilder pre(loop), afterK(gk), afterV(vUse);
+    afterK.setInsertionPointAfter(gk);
+    llvm::SetVector<Operation *> made;
+    struct Listener : OpBuilder::Listener {
+      llvm::SetVector<Operation *> &made;
+      explicit Listener(llvm::SetVector<Operation *> &m) : made(m) {}
+      void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+        made.insert(op);
+      }
+    } listener(made);
+    for (OpBuilder *b : {&pre, &afterK, &afterV})
+      b->setListener(&listener);
+    IterationValues first(loop, pre, IterationValues::Kind::First, gk);
+    IterationValues thisTile(loop, afterK, IterationValues::Kind::This, gk);
+    IterationValues next(loop, afterV, IterationValues::Kind::Next, vUse);
+    auto operandsIn = [](IterationValues &vals, GatherKVOp g, SmallVector<Value> &out) {
+      for (Value v : operandsOf(g)) {
+        Value x = vals.get(v);
+        if (!x)
+          return false;
+        out.push_back(x);
+      }
+      return true;
+    };
+    SmallVector<Value> kFirst, vThis, kNext;
+    bool ok = operandsIn(first, gk, kFirst) && operandsIn(thisTile, gv, vThis) &&
+              operandsIn(next, gk, kNext);
+    for (OpBuilder *b : {&pre, &afterK, &afterV})
+      b->setListener(nullptr);
+    if (!ok) {
+      for (Operation *op : llvm::reverse(made))
+        op->erase();
+      return;
+    }
+    auto c0 = [&](OpBuilder &b) { return arith::ConstantIndexOp::create(b, loc, 0); };
+    Value runs = arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::slt,
+                                       loop.getLowerBound(), loop.getUpperBound());
+    // t + 1 < ub in 32 bits (a KV loop has fewer than 2^31 tiles): AMDGPU
+    // has no 64-bit scalar compare, and an index compare went to the VALU
+    // (a v_cmp_lt_u64 and a mask branch a tile).
+    Value tNext = arith::AddIOp::create(afterV, loc, loop.getInductionVar(), loop.getStep());
+    Type i32 = afterV.getI32Type();
+    Value more = arith::CmpIOp::create(
+        afterV, loc, arith::CmpIPredicate::slt,
+        arith::IndexCastOp::create(afterV, loc, i32, tNext),
+        arith::IndexCastOp::create(afterV, loc, i32, loop.getUpperBound()));
+    Value always = arith::ConstantIntOp::create(afterK, loc, afterK.getI1Type(), 1);
+    int64_t kRing = nextRing, vRing = nextRing + 1;
+    createStage(pre, gk, kFirst, c0(pre), runs, kRing, 1);
+    createStage(afterK, gv, vThis, c0(afterK), always, vRing, 1);
+    // K's stage for tile t + 1 right after V's read (made before vUse below).
+    Operation *kNextStage = createStage(afterV, gk, kNext, c0(afterV), more, kRing, 1);
+    for (auto [g, ring] : {std::pair{gk, kRing}, std::pair{gv, vRing}}) {
+      OpBuilder b(g);
+      if (g == gv)
+        b.setInsertionPoint(kNextStage);
+      auto staged = StagedKVOp::create(b, g.getLoc(), g.getTile().getType(), c0(b),
+                                       b.getI64IntegerAttr(ring), b.getI64IntegerAttr(1),
+                                       b.getI64IntegerAttr(0));
+      g.getTile().replaceAllUsesWith(staged.getTile());
+      g.erase();
+    }
+    nextRing += 2;
+    loop->setAttr(kPipelinedAttr, UnitAttr::get(loop.getContext()));
   }
 
   void pipeline(scf::ForOp loop, int64_t &nextRing) {

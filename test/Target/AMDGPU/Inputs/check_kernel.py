@@ -16,8 +16,8 @@ llvm-readelf and llvm-objdump (all from PATH), and prints one line:
   runs (fmha-unroll-kv-loop; the loop's MFMAs over a tile's, block_m x
   block_n x (D + Dv) MACs over the MFMA's M N K and the waves), printed at
   the end as tiles=T.
-- p_from_exp: v_cvt_pk_fp8_f32 source operands (VGPRs) whose last writer, in
-  program order through plain moves, is a v_exp_f32: no multiply, ldexp or
+- p_from_exp: v_cvt_pk_fp8_f32 source operands (VGPRs) whose last writer (around
+  the loop, through plain moves) is a v_exp_f32: no multiply, ldexp or
   select of P between the exp and the fp8 convert.
 - page_id: sgpr when the loop loads the page id with s_load_dword[xN] and does no
   per-lane dword load (global_load_dword); vgpr otherwise.
@@ -110,11 +110,16 @@ def kv_loop(insts):
 
 
 def p_from_exp(insts):
-    """(cvt sources last written by v_exp_f32, all cvt VGPR sources)."""
+    """(cvt sources last written by v_exp_f32, all cvt VGPR sources).
+
+    The loop body is walked twice and counted the second time: a cvt
+    whose exp LLVM placed later in the laid-out loop (a rotated loop, its
+    latch block in the middle) is written by the previous iteration's.
+    """
     writer = {}
     good = total = 0
-    for _, mn, ops, _ in insts:
-        if mn.startswith("v_cvt_pk_fp8_f32"):
+    for walk, (_, mn, ops, line) in [(w, i) for w in (0, 1) for i in insts]:
+        if mn.startswith("v_cvt_pk_fp8_f32") and walk:
             for src in ops[1:3]:
                 regs = registers(src)
                 if not regs:
@@ -123,6 +128,10 @@ def p_from_exp(insts):
                 w = writer.get(regs[0])
                 if w and w.startswith("v_exp_f32"):
                     good += 1
+        # A load straight into LDS (buffer_load* ... lds) writes no VGPR:
+        # its first operand is the offset it reads.
+        if mn.startswith("buffer_load") and line.split("//")[0].split()[-1] == "lds":
+            continue
         if mn.startswith(("v_", "ds_read", "global_load", "buffer_load")) and ops:
             dst = registers(ops[0])
             if mn.startswith("v_mov_b32") and len(ops) > 1 and registers(ops[1]):

@@ -22,11 +22,15 @@ With --tiles T (the KV tiles one iteration of the steady loop runs:
 fmha-unroll-kv-loop's factor, 2 for kv_blockscale on AMDGPU) the steady
 counts are per tile (divided by T; a limit is a tile's), and T must divide
 the steady loop's MFMAs. A>B orders stay whole-loop counts. K>=N (for
-smem_vmem only) is a lower bound: smem_vmem is the number of VMEM loads
+smem_vmem and mfma_behind_lds) is a lower bound: smem_vmem is the number of VMEM loads
 (buffer_load*, global_load*) issued between the steady loop's first s_load
 (the next tile's page id) and the first s_waitcnt on lgkmcnt after it: the
 loads whose latency the scalar load's overlaps (0 when the wait follows
-the load with no load between).
+the load with no load between). mfma_behind_lds: the fewest MFMAs issued
+between a run of loads straight into LDS (buffer_load* ... lds) and the
+next s_waitcnt on vmcnt after it, around the loop's end (what each tile's
+K or V loads run behind; 0 when a wait follows at once, -1 without such
+loads). lds_load counts those loads.
 """
 import re
 import sys
@@ -99,14 +103,35 @@ def main(path, limits=None, tiles=1):
             n += ms[j].startswith(("buffer_load", "global_load"))
         return -1  # no wait for it in the loop: not what the bound is about
 
+    def isLdsLoad(t):
+        return t.startswith("buffer_load") and t.split()[-1] == "lds"
+
+    def mfmaBehindLds(ms, ts):
+        n = len(ms)
+        starts = [i for i in range(n) if isLdsLoad(ts[i]) and not isLdsLoad(ts[i - 1])]
+        if not starts:
+            return -1
+        fewest = None
+        for a in starts:
+            k = 0
+            for d in range(1, n):
+                j = (a + d) % n
+                if ms[j] == "s_waitcnt" and "vmcnt" in ts[j]:
+                    break
+                k += ms[j].startswith("v_mfma")
+            fewest = k if fewest is None else min(fewest, k)
+        return fewest
+
+    steady["lds_load"] = sum(isLdsLoad(t) for t in steady["texts"])
     for item in limits.split(","):
         k, n = item.split("=")
-        if k.endswith(">"):  # K>=N: a lower bound (smem_vmem only)
+        if k.endswith(">"):  # K>=N: a lower bound (smem_vmem, mfma_behind_lds)
             k = k[:-1]
-            if k != "smem_vmem":
+            if k not in ("smem_vmem", "mfma_behind_lds"):
                 print(f"steady: {k}>= is not a lower bound this script knows")
                 return 1
-            have = smemVmem(steady["mnemonics"])
+            have = (smemVmem(steady["mnemonics"]) if k == "smem_vmem" else
+                    mfmaBehindLds(steady["mnemonics"], steady["texts"]))
             ok = have >= int(n)
             bad |= not ok
             print(f"steady: {k} {have} {'>=' if ok else '<'} {n}")

@@ -391,10 +391,33 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
       scf.yield .., %idn
     } {fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
     ```
+
+    With `single-stage` (AMDGPU gfx950, whose 16-byte loads write straight
+    into LDS and whose waits count loads, not groups) each of K and V has a
+    ring of one stage, and the loop must gather exactly a K tile (the
+    right operand of a `transpose_rhs` product) and then a V tile, from
+    caches with a static row stride (the loads read a bounded view of the
+    rows) whose pages hold at least half a tile (each page of a tile is a
+    view and a load step's LDS base: at page 16 the loop grew by 13 %):
+
+    - before the loop, `fmha.stage_kv` of the first tile's K;
+    - in iteration t, `fmha.staged_kv` of K (pending 0) in place of K's
+      gather, right after it `fmha.stage_kv` of tile t's own V; then
+      `fmha.staged_kv` of V (pending 0) in place of V's gather, right after
+      it `fmha.stage_kv` of tile t + 1's K, enabled when t + 1 < ub.
+
+    The lane lowering waits for the wave's loads and meets the workgroup at
+    a barrier in each `fmha.staged_kv` of such a ring, so a stage op right
+    after it writes a buffer every wave has finished reading: V's loads run
+    under S = Q K^T and the softmax, the next K's under P V. V's operands are
+    tile t's at that point (pure ops defined later are cloned there).
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "Buffers per ring (at least 2)">
+           "Buffers per ring (at least 2; ignored with single-stage)">,
+    Option<"singleStage", "single-stage", "bool", /*default=*/"false",
+           "One stage for each of K and V: V started for this tile after "
+           "K's wait, K started for the next tile after V's wait">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }

@@ -1,0 +1,58 @@
+// fmha-pipeline-kv-stages single-stage (gfx950's loads straight into LDS)
+// on the tiled gfx950 kernel of the default request (page 1024: one page
+// id a tile, carried by the KV loop). K and V get a ring of one stage
+// each; K is started a tile ahead, V within its own tile.
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=gfx950 --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages=single-stage --canonicalize --cse -o %t.mlir
+// RUN: FileCheck %s < %t.mlir
+// Idempotent: a pipelined loop is marked and left alone.
+// RUN: fmha-opt %t.mlir --fmha-pipeline-kv-stages=single-stage --canonicalize --cse | FileCheck %s
+//
+// Before the loop: only the first tile's K (ring 0, one stage), with the
+// loop's initial page id, when the loop runs.
+// CHECK: %[[ID0:.*]] = fmha.page_ids
+// CHECK: %[[RUNS:.*]] = arith.cmpi sgt, %[[UB:.*]], %c0 : index
+// CHECK-NOT: fmha.stage_kv
+// CHECK: fmha.stage_kv %arg1[%[[ID0]]] head(%{{.*}}) tile(%c0, %{{.*}}) slot(%c0) if(%[[RUNS]]) {in_bounds, kv_layout = #fmha.kv_layout<nhd>, ring = 0 : i64, stages = 1 : i64, tile_type = vector<128x128xf8E4M3FN>}
+// CHECK-NOT: fmha.stage_kv
+// CHECK: scf.for %[[T:.*]] = %c0 to %[[UB]] step %c1 iter_args({{.*}}, %[[ID:[a-z0-9_]+]] = %[[ID0]],
+// CHECK: %[[T1:.*]] = arith.addi %[[T]], %c1 : index
+// CHECK: %[[S1:.*]] = arith.muli %[[T1]], %c128 : index
+// CHECK: %[[IDN:.*]] = fmha.page_ids %{{.*}}[%[[S1]]]
+// CHECK: %[[S0:.*]] = arith.muli %[[T]], %c128 : index
+// Iteration t: K's read (all of the stage's loads, pending 0), then at
+// once tile t's own V into ring 1 (its page id: this tile's, carried).
+// CHECK: %[[K:.*]] = fmha.staged_kv slot(%c0) {pending = 0 : i64, ring = 0 : i64, stages = 1 : i64} : vector<128x128xf8E4M3FN>
+// CHECK-NEXT: fmha.stage_kv %arg2[%[[ID]]] head(%{{.*}}) tile(%[[S0]], %{{.*}}) slot(%c0) if(%true) {{{.*}}ring = 1 : i64, stages = 1 : i64
+// CHECK: fmha.tile_mma %{{.*}}, %[[K]], %{{.*}} {transpose_rhs}
+// V is read just before P V (the loads ran behind S and the softmax), and
+// right after it tile t + 1's K is started (behind P V), while t + 1 < ub
+// (compared in 32 bits: AMDGPU has no 64-bit scalar compare).
+// CHECK: %[[T1I:.*]] = arith.index_cast %[[T1]] : index to i32
+// CHECK-NEXT: %[[UBI:.*]] = arith.index_cast %[[UB]] : index to i32
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[T1I]], %[[UBI]] : i32
+// CHECK-NEXT: %[[V:.*]] = fmha.staged_kv slot(%c0) {pending = 0 : i64, ring = 1 : i64, stages = 1 : i64} : vector<128x128xf8E4M3FN>
+// CHECK-NEXT: fmha.stage_kv %arg1[%[[IDN]]] head(%{{.*}}) tile(%[[S1]], %{{.*}}) slot(%c0) if(%[[MORE]]) {{{.*}}ring = 0 : i64, stages = 1 : i64
+// CHECK-NEXT: fmha.tile_mma %{{.*}}, %[[V]], %{{.*}} :
+// CHECK-NOT: fmha.gather_kv
+// CHECK: } {fmha.descales_folded, fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
+// The masked tiles keep their gathers.
+// CHECK: scf.for
+// CHECK: fmha.gather_kv
+// CHECK: fmha.gather_kv
+// CHECK: } {fmha.descales_folded, fmha.kv_loop, fmha.masked_tiles}
+
+// Left alone: a cache whose row stride is not static (the loads into LDS
+// read through a bounded view of the rows), a 16-bit cache, and no
+// full-tiles loop (--no-peel).
+// RUN: fmha-compile --chip gfx950 --lds-loads --kv-strided --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
+// RUN: fmha-compile --chip gfx950 --lds-loads --q-dtype bf16 --kv-dtype bf16 --quant none --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
+// RUN: fmha-compile --chip gfx950 --lds-loads --no-peel --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
+// STRIDED-NOT: amdgpu.gather_to_lds
+// STRIDED: amdgpu.mfma
+// Another chip ignores --lds-loads (gfx942's loads into LDS take 4 bytes a
+// lane; NVIDIA has its cp.async ring).
+// RUN: fmha-compile --chip gfx942 --lds-loads --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
