@@ -390,6 +390,57 @@ TEST(LaneRuntime, SharedMemoryAndBarrierAcrossWaves) {
   EXPECT_EQ(lane::takeLaneRuntimeStats().barriers, 4);
 }
 
+// Loads into LDS (gfx950's buffer_load ... lds): each of 128 lanes (two
+// waves) loads 16 bytes twice into its own slot of buffer 0 and reads the
+// slot's first byte after a barrier (gOut[t]), after wait(1) (gOut[256 +
+// t]) and after wait(0) (gOut[128 + t]).
+void ldsLoadLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 16 * 128));
+  auto at = [&](int64_t lane) { return reinterpret_cast<int64_t>(s + 16 * lane); };
+  int64_t v1 = 0x0101010101010101 * 1, v2 = 0x0101010101010101 * 2;
+  fmha_lane_lds_load(at(t), v1, v1); // older: lands at wait(1)
+  fmha_lane_lds_load(at(t), v2, v2); // newer: stays in flight at wait(1)
+  fmha_lane_barrier(1);              // lands nothing
+  gOut[t] = s[16 * t];
+  fmha_lane_lds_load_wait(1);
+  fmha_lane_barrier(2);
+  gOut[256 + t] = s[16 * t];
+  fmha_lane_lds_load_wait(0);
+  fmha_lane_barrier(3);
+  gOut[128 + t] = s[16 * t];
+}
+
+TEST(LaneRuntime, LdsLoadsLandAtTheirWaitNotAtABarrier) {
+  gOut.assign(400, -1);
+  fmha_lane_launch(ldsLoadLane, 1, 1, 1, 128, 1, 1, nullptr, 64);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t t = 0; t < 128; ++t) {
+    EXPECT_EQ(gOut[t], 0x7F) << "lane " << t << ": a load landed before its wait";
+    EXPECT_EQ(gOut[256 + t], 1) << "lane " << t << ": wait(1) lands all but the newest";
+    EXPECT_EQ(gOut[128 + t], 2) << "lane " << t << ": wait(0) lands every load";
+  }
+  // Landing at issue (the test hook): the first read already sees them.
+  lane::setLdsLoadsLandAtIssue(true);
+  gOut.assign(400, -1);
+  fmha_lane_launch(ldsLoadLane, 1, 1, 1, 128, 1, 1, nullptr, 64);
+  lane::setLdsLoadsLandAtIssue(false);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  EXPECT_EQ(gOut[0], 2);
+}
+
+void ldsLoadOutsideLane(int64_t *) {
+  int64_t local[2] = {0, 0};
+  fmha_lane_shared(0, 64);
+  fmha_lane_lds_load(reinterpret_cast<int64_t>(local), 1, 1);
+}
+
+TEST(LaneRuntime, LdsLoadOutsideTheWorkgroupBuffersIsAnError) {
+  fmha_lane_launch(ldsLoadOutsideLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  EXPECT_NE(lane::takeLaneRuntimeError().find("outside the workgroup buffers"),
+            std::string::npos);
+}
+
 void divergentLane(int64_t *) {
   int64_t t = fmha_lane_id(lane::ThreadX);
   fmha_lane_shuffle(t < 5 ? 1 : 2, lane::Xor, 0, 1, 32);

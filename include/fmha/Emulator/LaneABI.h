@@ -207,6 +207,8 @@ int64_t fmha_lane_mbarrier_arrive(int32_t site, int64_t addr, int32_t count);
 void fmha_lane_mbarrier_wait(int32_t site, int64_t addr, int32_t parity);
 void fmha_lane_named_barrier(int32_t site, int32_t id, int32_t n, int32_t wait);
 int32_t fmha_lane_elect(int32_t site);
+void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi);
+void fmha_lane_lds_load_wait(int32_t pending);
 }
 
 #endif // FMHA_EMULATOR_LANEABI_H
