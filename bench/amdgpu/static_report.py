@@ -48,6 +48,7 @@ REQUESTS = [
     # gfx950 only: K and V through registers (--lds-loads=false), the
     # control of its default loads straight into LDS.
     ("K/V through registers, P=1024, kv_blockscale, causal", ["--lds-loads=false"]),
+    ("K/V through registers, P=16, kv_blockscale, causal", ["--lds-loads=false", "--page-size", "16"]),
     ("K/V through registers, P=64, kv_blockscale, causal", ["--lds-loads=false", "--page-size", "64"]),
     ("K/V through registers, P=1024, per_tensor, causal", ["--lds-loads=false", "--quant", "per_tensor"]),
     ("K/V through registers, D=256, P=1024, kv_blockscale, causal",

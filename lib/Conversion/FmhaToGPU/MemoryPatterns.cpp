@@ -284,9 +284,18 @@ bool idsInBounds(PageIdsOp op) {
   int64_t tokens = cast<VectorType>(op.getIds().getType()).getDimSize(0);
   return llvm::any_of(op.getIds().getUsers(), [&](Operation *u) {
     auto g = dyn_cast<GatherKVOp>(u);
-    return g && g.getInBounds() && g.getTileStart() == op.getTileStart() &&
-           g.getSeqLen() == op.getSeqLen() &&
-           g.getTile().getType().getDimSize(0) >= tokens;
+    if (g)
+      return g.getInBounds() && g.getTileStart() == op.getTileStart() &&
+             g.getSeqLen() == op.getSeqLen() &&
+             g.getTile().getType().getDimSize(0) >= tokens;
+    // A stage of a full tile (in_bounds, required) whose copies only run
+    // when it is enabled; loads into LDS make its page-id reads there too
+    // (KVTilePattern), so a disabled stage (the tile after the last) reads
+    // none. (NVIDIA's stages read their ids per lane: no run.)
+    auto st = dyn_cast<StageKVOp>(u);
+    return st && st.getInBounds() && st.getTileStart() == op.getTileStart() &&
+           st.getSeqLen() == op.getSeqLen() &&
+           cast<VectorType>(st.getTileType()).getDimSize(0) >= tokens;
   });
 }
 

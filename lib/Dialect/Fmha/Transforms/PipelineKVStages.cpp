@@ -115,6 +115,34 @@ private:
   IRMapping map, here;
 };
 
+/// Remembers the ops its builders create, to erase them when the rewrite
+/// of a loop is given up.
+struct MadeOps : OpBuilder::Listener {
+  llvm::SetVector<Operation *> ops;
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.insert(op);
+  }
+  void eraseAll() {
+    for (Operation *op : llvm::reverse(ops))
+      op->erase();
+  }
+};
+
+SmallVector<Value> operandsOf(GatherKVOp g) {
+  return {g.getCache(), g.getIds(), g.getHead(), g.getTileStart(), g.getSeqLen()};
+}
+
+/// g's operands as `vals` sees them, into `out`; false on a miss.
+bool operandsIn(IterationValues &vals, GatherKVOp g, SmallVector<Value> &out) {
+  for (Value v : operandsOf(g)) {
+    Value x = vals.get(v);
+    if (!x)
+      return false;
+    out.push_back(x);
+  }
+  return true;
+}
+
 struct PipelineKVStagesPass
     : public fmha::impl::FmhaPipelineKVStagesBase<PipelineKVStagesPass> {
   using FmhaPipelineKVStagesBase::FmhaPipelineKVStagesBase;
@@ -149,10 +177,6 @@ struct PipelineKVStagesPass
     });
   }
 
-  static SmallVector<Value> operandsOf(GatherKVOp g) {
-    return {g.getCache(), g.getIds(), g.getHead(), g.getTileStart(), g.getSeqLen()};
-  }
-
   static Operation *createStage(OpBuilder &b, GatherKVOp g, ArrayRef<Value> v, Value slot,
                                 Value enabled, int64_t ring, int64_t stages) {
     return StageKVOp::create(b, g.getLoc(), v[0], v[1], v[2], v[3], v[4], slot, enabled,
@@ -180,15 +204,15 @@ struct PipelineKVStagesPass
       return succeeded(t.getStridesAndOffset(strides, offset)) &&
              !ShapedType::isDynamic(strides[g.getKvLayout() == KVLayout::NHD ? 1 : 2]);
     };
-    // A tile of at most two pages: each page a tile is a bounded view (a
-    // buffer resource) and an LDS base a load step. (gfx950 page 16, eight
-    // pages a tile, measured 2026-12-06: 489 -> 554.5 instructions a tile,
-    // SGPR spills 2 -> 5, 1.02x fewer modelled cycles; page 64 915 vs 875
-    // instructions and 1.13x fewer cycles.)
+    // A tile of at most eight pages: each page of a tile is a bounded view
+    // (a buffer resource) and an LDS base a load step. (gfx950, measured
+    // 2026-12-06: page 8, sixteen pages a tile, spilled 45 SGPRs where the
+    // loads through registers spill 9; pages 16 and 32 take 16 % and 18 %
+    // fewer modelled cycles.)
     auto fewPages = [](GatherKVOp g) {
       auto t = cast<MemRefType>(g.getCache().getType());
       int64_t page = t.getDimSize(g.getKvLayout() == KVLayout::NHD ? 1 : 2);
-      return 2 * page >= g.getTile().getType().getDimSize(0);
+      return 8 * page >= g.getTile().getType().getDimSize(0);
     };
     if (gathers.size() != 2 || !stageable(gathers) || !isK(gathers[0]) || isK(gathers[1]) ||
         !llvm::all_of(gathers, staticRows) || !llvm::all_of(gathers, fewPages))
@@ -205,38 +229,19 @@ struct PipelineKVStagesPass
     Location loc = loop.getLoc();
     OpBuilder pre(loop), afterK(gk), afterV(vUse);
     afterK.setInsertionPointAfter(gk);
-    llvm::SetVector<Operation *> made;
-    struct Listener : OpBuilder::Listener {
-      llvm::SetVector<Operation *> &made;
-      explicit Listener(llvm::SetVector<Operation *> &m) : made(m) {}
-      void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
-        made.insert(op);
-      }
-    } listener(made);
+    MadeOps made;
     for (OpBuilder *b : {&pre, &afterK, &afterV})
-      b->setListener(&listener);
+      b->setListener(&made);
     IterationValues first(loop, pre, IterationValues::Kind::First, gk);
     IterationValues thisTile(loop, afterK, IterationValues::Kind::This, gk);
     IterationValues next(loop, afterV, IterationValues::Kind::Next, vUse);
-    auto operandsIn = [](IterationValues &vals, GatherKVOp g, SmallVector<Value> &out) {
-      for (Value v : operandsOf(g)) {
-        Value x = vals.get(v);
-        if (!x)
-          return false;
-        out.push_back(x);
-      }
-      return true;
-    };
     SmallVector<Value> kFirst, vThis, kNext;
     bool ok = operandsIn(first, gk, kFirst) && operandsIn(thisTile, gv, vThis) &&
               operandsIn(next, gk, kNext);
     for (OpBuilder *b : {&pre, &afterK, &afterV})
       b->setListener(nullptr);
-    if (!ok) {
-      for (Operation *op : llvm::reverse(made))
-        op->erase();
-      return;
-    }
+    if (!ok)
+      return made.eraseAll();
     auto c0 = [&](OpBuilder &b) { return arith::ConstantIndexOp::create(b, loc, 0); };
     Value runs = arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::slt,
                                        loop.getLowerBound(), loop.getUpperBound());
@@ -292,32 +297,10 @@ struct PipelineKVStagesPass
       SmallVector<Value> first, next;
     };
     SmallVector<Operands> ops;
-    auto operandsOf = [](GatherKVOp g) {
-      return SmallVector<Value>{g.getCache(), g.getIds(), g.getHead(),
-                                g.getTileStart(), g.getSeqLen()};
-    };
     // Ops the builders create are remembered, to be erased on a miss.
-    llvm::SetVector<Operation *> made;
-    struct Listener : OpBuilder::Listener {
-      llvm::SetVector<Operation *> &made;
-      explicit Listener(llvm::SetVector<Operation *> &m) : made(m) {}
-      void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
-        made.insert(op);
-      }
-    } listener(made);
-    pre.setListener(&listener);
-    in.setListener(&listener);
-    // g's operands as `vals` sees them, into `out`; false on a miss.
-    auto operandsIn = [&](IterationValues &vals, GatherKVOp g,
-                          SmallVector<Value> &out) {
-      for (Value v : operandsOf(g)) {
-        Value x = vals.get(v);
-        if (!x)
-          return false;
-        out.push_back(x);
-      }
-      return true;
-    };
+    MadeOps made;
+    pre.setListener(&made);
+    in.setListener(&made);
     bool ok = true;
     for (GatherKVOp g : gathers) {
       Operands o;
@@ -326,11 +309,8 @@ struct PipelineKVStagesPass
     }
     pre.setListener(nullptr);
     in.setListener(nullptr);
-    if (!ok) {
-      for (Operation *op : llvm::reverse(made))
-        op->erase();
-      return;
-    }
+    if (!ok)
+      return made.eraseAll();
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           iv = loop.getInductionVar();
     Value nStages = idx(pre, stages);
@@ -348,7 +328,7 @@ struct PipelineKVStagesPass
     // during the waits and the product instead of right before the copies
     // that need them (ncu at page 16: the loop's largest long-scoreboard
     // stall). The copies still have tile t's softmax and P V to land.
-    bool nextReads = llvm::any_of(made, [&](Operation *op) {
+    bool nextReads = llvm::any_of(made.ops, [&](Operation *op) {
       return op->getBlock() == loop.getBody() && !isMemoryEffectFree(op);
     });
     OpBuilder late = in;

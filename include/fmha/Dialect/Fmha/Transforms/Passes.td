@@ -397,8 +397,9 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
     ring of one stage, and the loop must gather exactly a K tile (the
     right operand of a `transpose_rhs` product) and then a V tile, from
     caches with a static row stride (the loads read a bounded view of the
-    rows) whose pages hold at least half a tile (each page of a tile is a
-    view and a load step's LDS base: at page 16 the loop grew by 13 %):
+    rows) whose pages hold at least an eighth of a tile (each page of a
+    tile is a view and a load step's LDS base: at page 8, sixteen pages a
+    tile, gfx950 spilled 45 SGPRs):
 
     - before the loop, `fmha.stage_kv` of the first tile's K;
     - in iteration t, `fmha.staged_kv` of K (pending 0) in place of K's
