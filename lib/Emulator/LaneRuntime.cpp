@@ -121,7 +121,8 @@ struct Lane {
   // barrier's completed phases when the wait began. AtNamedBarrier: its id.
   uint64_t mbar = 0;
   int32_t parity = 0, barrierId = 0;
-  int64_t waitPhase = 0;  /// Loads into LDS (fmha_lane_lds_load) not yet landed, oldest first:
+  int64_t waitPhase = 0;
+  /// Loads into LDS (fmha_lane_lds_load) not yet landed, oldest first:
   /// they land at the lane's waits (fmha_lane_lds_load_wait), never at a
   /// barrier, as on the hardware.
   struct LdsLoad {
@@ -224,7 +225,11 @@ void trampoline() {
   Launch *L = tLaunch;
   Lane *l = L->current;
   L->entry(L->args);
-  landLdsLoads(*l, 0); // in flight at the end: they land all the same
+  // A lane that ends with loads into LDS in flight never waited for them:
+  // the kernel may have read or refilled their buffer before they landed.
+  if (!l->ldsLoads.empty())
+    setError(std::to_string(l->ldsLoads.size()) + " loads into LDS still in flight at the end "
+             "of " + where(*L, *l) + " (no s_waitcnt vmcnt for them)");
   l->state = State::Done;
   // uc_link returns to the scheduler.
 }

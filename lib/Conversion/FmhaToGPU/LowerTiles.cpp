@@ -183,6 +183,19 @@ struct LdsBarriers {
           written = false;
         }
         visit(*f.getBody());
+        // A one-stage ring's last stage (the single-stage schedule's K of
+        // tile min(t + 1, ub - 1), started in every iteration) may be in
+        // flight when the loop ends: wait for it there, before any later
+        // loop's writes to the buffers (the barrier before them follows).
+        if (llvm::any_of(f.getBody()->getOps<StageKVOp>(),
+                         [](StageKVOp st) { return st.getStages() == 1; })) {
+          OpBuilder b = OpBuilder::atBlockEnd(f->getBlock());
+          b.setInsertionPointAfter(f);
+          if (ti.hasLdsLoads16())
+            ti.waitLdsLoads(b, f.getLoc());
+          else
+            ti.asyncWait(b, f.getLoc(), 0);
+        }
         // This iteration's LDS reads before the next one's writes (none in a
         // consumer's loop whose stages the producer fills and transposes).
         // (Without that barrier the reads stay pending for the writes after

@@ -310,8 +310,8 @@ std::string unsupported(Operation *op) {
                : "an async copy other than 16 bytes of i8 without zero-fill";
   if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
     return "";
-  // A load into LDS (gfx950): done at once, where the hardware writes it
-  // (rewriteOp); the counter wait then has nothing to wait for.
+  // A load into LDS (gfx950): kept in flight by the runtime until the
+  // lane's counter wait (rewriteOp), where the hardware writes it.
   if (auto g = dyn_cast<amdgpu::GatherToLDSOp>(op)) {
     auto v = dyn_cast<VectorType>(g.getTransferType());
     return v && v.getNumElements() * v.getElementTypeBitWidth() == 128 &&

@@ -377,9 +377,10 @@ public:
   /// workgroup buffer `lds` (i8) at byte `ldsIx` (index), no register in
   /// between: `amdgpu.gather_to_lds` (buffer_load_dwordx4 ... lds). The
   /// hardware writes lane l's bytes at the wave's first lane's `ldsIx` + 16
-  /// l, so the lanes' `ldsIx` must be that run (the lane emulator checks
-  /// it); they are in LDS once the wave's loads are waited for
-  /// (waitLdsLoads) and visible to other waves after a barrier.
+  /// l, whatever index the other lanes name (callers give every lane that
+  /// first index; the lane emulator writes where the hardware does); they
+  /// are in LDS once the wave's loads are waited for (waitLdsLoads) and
+  /// visible to other waves after a barrier.
   virtual void loadToLds16(OpBuilder &b, Location loc, Value view, ValueRange ix,
                            Value lds, Value ldsIx) const;
   /// Waits until every loadToLds16 of the lane (its wave) has landed:

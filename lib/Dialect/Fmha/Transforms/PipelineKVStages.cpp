@@ -35,9 +35,11 @@ namespace {
 class IterationValues {
 public:
   /// First: the loop's first iteration, before the loop. Next: iteration
-  /// t + 1 seen from iteration t at `point`. This: iteration t's own
-  /// values at `point` (those defined after it cloned there).
-  enum class Kind { First, Next, This };
+  /// t + 1 seen from iteration t at `point`. NextClamped: the same with the
+  /// induction variable min(t + 1, ub - 1) (the last iteration sees its own
+  /// tile; carried values are still iteration t + 1's). This: iteration
+  /// t's own values at `point` (those defined after it cloned there).
+  enum class Kind { First, Next, NextClamped, This };
   IterationValues(scf::ForOp loop, OpBuilder &b, Kind kind, Operation *point)
       : loop(loop), b(b), kind(kind), point(point) {}
 
@@ -61,7 +63,18 @@ private:
     if (v == loop.getInductionVar()) {
       if (kind == Kind::First)
         return loop.getLowerBound();
-      return arith::AddIOp::create(b, loop.getLoc(), v, loop.getStep());
+      Location loc = loop.getLoc();
+      Value next = arith::AddIOp::create(b, loc, v, loop.getStep());
+      if (kind == Kind::NextClamped) {
+        // In 32 bits (a KV loop has fewer than 2^31 tiles): AMDGPU has no
+        // 64-bit scalar min, and an index min went to the VALU.
+        Type i32 = b.getI32Type();
+        Value last = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getStep());
+        Value m = arith::MinSIOp::create(b, loc, arith::IndexCastOp::create(b, loc, i32, next),
+                                         arith::IndexCastOp::create(b, loc, i32, last));
+        next = arith::IndexCastOp::create(b, loc, b.getIndexType(), m);
+      }
+      return next;
     }
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       if (arg.getOwner() != body)
@@ -234,7 +247,7 @@ struct PipelineKVStagesPass
       b->setListener(&made);
     IterationValues first(loop, pre, IterationValues::Kind::First, gk);
     IterationValues thisTile(loop, afterK, IterationValues::Kind::This, gk);
-    IterationValues next(loop, afterV, IterationValues::Kind::Next, vUse);
+    IterationValues next(loop, afterV, IterationValues::Kind::NextClamped, vUse);
     SmallVector<Value> kFirst, vThis, kNext;
     bool ok = operandsIn(first, gk, kFirst) && operandsIn(thisTile, gv, vThis) &&
               operandsIn(next, gk, kNext);
@@ -245,21 +258,18 @@ struct PipelineKVStagesPass
     auto c0 = [&](OpBuilder &b) { return arith::ConstantIndexOp::create(b, loc, 0); };
     Value runs = arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::slt,
                                        loop.getLowerBound(), loop.getUpperBound());
-    // t + 1 < ub in 32 bits (a KV loop has fewer than 2^31 tiles): AMDGPU
-    // has no 64-bit scalar compare, and an index compare went to the VALU
-    // (a v_cmp_lt_u64 and a mask branch a tile).
-    Value tNext = arith::AddIOp::create(afterV, loc, loop.getInductionVar(), loop.getStep());
-    Type i32 = afterV.getI32Type();
-    Value more = arith::CmpIOp::create(
-        afterV, loc, arith::CmpIPredicate::slt,
-        arith::IndexCastOp::create(afterV, loc, i32, tNext),
-        arith::IndexCastOp::create(afterV, loc, i32, loop.getUpperBound()));
     Value always = arith::ConstantIntOp::create(afterK, loc, afterK.getI1Type(), 1);
     int64_t kRing = nextRing, vRing = nextRing + 1;
     createStage(pre, gk, kFirst, c0(pre), runs, kRing, 1);
     createStage(afterK, gv, vThis, c0(afterK), always, vRing, 1);
-    // K's stage for tile t + 1 right after V's read (made before vUse below).
-    Operation *kNextStage = createStage(afterV, gk, kNext, c0(afterV), more, kRing, 1);
+    // K's stage for tile t + 1 right after V's read (made before vUse
+    // below), in every iteration: the last one loads its own tile's K again
+    // (tile min(t + 1, ub - 1): its page ids and rows are the sequence's),
+    // so the loop has no branch around it (a branch had given the loop a
+    // second back edge, and LLVM a path without those loads); the lane
+    // lowering waits for those loads after the loop.
+    Value alwaysNext = arith::ConstantIntOp::create(afterV, loc, afterV.getI1Type(), 1);
+    Operation *kNextStage = createStage(afterV, gk, kNext, c0(afterV), alwaysNext, kRing, 1);
     for (auto [g, ring] : {std::pair{gk, kRing}, std::pair{gv, vRing}}) {
       OpBuilder b(g);
       if (g == gv)

@@ -29,13 +29,16 @@
 // CHECK-NEXT: fmha.stage_kv %arg2[%[[ID]]] head(%{{.*}}) tile(%[[S0]], %{{.*}}) slot(%c0) if(%true) {{{.*}}ring = 1 : i64, stages = 1 : i64
 // CHECK: fmha.tile_mma %{{.*}}, %[[K]], %{{.*}} {transpose_rhs}
 // V is read just before P V (the loads ran behind S and the softmax), and
-// right after it tile t + 1's K is started (behind P V), while t + 1 < ub
-// (compared in 32 bits: AMDGPU has no 64-bit scalar compare).
-// CHECK: %[[T1I:.*]] = arith.index_cast %[[T1]] : index to i32
-// CHECK-NEXT: %[[UBI:.*]] = arith.index_cast %[[UB]] : index to i32
-// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[T1I]], %[[UBI]] : i32
-// CHECK-NEXT: %[[V:.*]] = fmha.staged_kv slot(%c0) {pending = 0 : i64, ring = 1 : i64, stages = 1 : i64} : vector<128x128xf8E4M3FN>
-// CHECK-NEXT: fmha.stage_kv %arg1[%[[IDN]]] head(%{{.*}}) tile(%[[S1]], %{{.*}}) slot(%c0) if(%[[MORE]]) {{{.*}}ring = 0 : i64, stages = 1 : i64
+// right after it the K of tile min(t + 1, ub - 1) is started (behind P V)
+// in every iteration: no branch (the last iteration loads its own K
+// again).
+// (The clamp in 32 bits: AMDGPU has no 64-bit scalar min.)
+// CHECK: %[[LAST:.*]] = arith.subi %[[UB]], %c1 : index
+// CHECK: %[[MIN:.*]] = arith.minsi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[TC:.*]] = arith.index_cast %[[MIN]] : i32 to index
+// CHECK: %[[SC:.*]] = arith.muli %[[TC]], %c128 : index
+// CHECK: %[[V:.*]] = fmha.staged_kv slot(%c0) {pending = 0 : i64, ring = 1 : i64, stages = 1 : i64} : vector<128x128xf8E4M3FN>
+// CHECK-NEXT: fmha.stage_kv %arg1[%[[IDN]]] head(%{{.*}}) tile(%[[SC]], %{{.*}}) slot(%c0) if(%true) {{{.*}}ring = 0 : i64, stages = 1 : i64
 // CHECK-NEXT: fmha.tile_mma %{{.*}}, %[[V]], %{{.*}} :
 // CHECK-NOT: fmha.gather_kv
 // CHECK: } {fmha.descales_folded, fmha.full_tiles, fmha.kv_loop, fmha.pipelined}

@@ -404,8 +404,11 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
     - before the loop, `fmha.stage_kv` of the first tile's K;
     - in iteration t, `fmha.staged_kv` of K (pending 0) in place of K's
       gather, right after it `fmha.stage_kv` of tile t's own V; then
-      `fmha.staged_kv` of V (pending 0) in place of V's gather, right after
-      it `fmha.stage_kv` of tile t + 1's K, enabled when t + 1 < ub.
+      `fmha.staged_kv` of V (pending 0) just before V's first product,
+      right after it `fmha.stage_kv` of tile min(t + 1, ub - 1)'s K in
+      every iteration (the last one loads its own K again: no branch, and
+      its page ids and rows are the sequence's; the lane lowering waits
+      for those loads after the loop).
 
     The lane lowering waits for the wave's loads and meets the workgroup at
     a barrier in each `fmha.staged_kv` of such a ring, so a stage op right
