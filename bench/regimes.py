@@ -36,9 +36,9 @@ PAGES = [1, 8, 16, 32, 48, 64, 96, 128, 192, 1024]
 # SelectConfig.cpp, kChips (fp8 caches; the GPU lowering takes fp8 only).
 CHIPS = {
     "gfx942": dict(wave=64, warps=4, block_m=128, block_n=128, k_step=16,
-                   mma_m=32, mma_n=32, fp8="f8E4M3FNUZ", transposed=True),
+                   mma_m=32, mma_n=32, fp8="f8E4M3FNUZ", transposed=True, group=16),
     "gfx950": dict(wave=64, warps=4, block_m=128, block_n=128, k_step=64,
-                   mma_m=32, mma_n=32, fp8="f8E4M3FN", transposed=True),
+                   mma_m=32, mma_n=32, fp8="f8E4M3FN", transposed=True, group=16),
     "sm_90": dict(wave=32, warps=4, block_m=64, block_n=64, k_step=32,
                   mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False),
     # The same per-warp layouts (one warp's slice of wgmma m64nNk32).
@@ -106,18 +106,25 @@ def lane_keys(chip, lane, bn):
 
 
 def descale_loads_per_lane(chip, page, bn):
-    """MemoryPatterns.cpp GatherDescalePattern: with aligned tiles, elements whose keys
-    lie in one page on every lane share one page-id + descale load."""
+    """MemoryPatterns.cpp GatherDescalePattern: (loads a lane, form). With
+    aligned tiles, elements whose keys lie in one page on every lane share one
+    page-id + descale load ("grouped per page"). Where those loads are not all
+    wave-uniform, a chip with group broadcasts (TargetInfo::groupBroadcastLanes,
+    AMDGPU: 16) takes the spread form (LaneForms.cpp): a lane loads its share,
+    elements / group, and its users take each element by a broadcast."""
     c = CHIPS[chip]
     elems = (bn // atom_n(chip)) * acc_per_lane(chip)
-    if bn % page != 0:
-        return elems
     groups = set()
     for j in range(bn // atom_n(chip)):
         for v in range(acc_per_lane(chip)):
             groups.add(tuple((j * atom_n(chip) + acc_key(chip, l, v)[1]) // page
                              for l in range(c["wave"])))
-    return len(groups)
+    uniform = bn % page == 0 and all(len(set(g)) == 1 for g in groups)
+    if not uniform and c.get("group"):
+        return elems // c["group"], "spread"
+    if bn % page != 0:
+        return elems, "per element"
+    return len(groups), "grouped per page"
 
 
 def page_group_fault(chip, page, k, bn):
@@ -205,7 +212,7 @@ def regime(chip, page, quant="kv_blockscale", soft_cap=False):
         r["name"] = "uniform-page-tile" if page == bn else "uniform-page-spans-tiles"
         return r
     r["kd"] = "per column"
-    r["descale_loads"] = descale_loads_per_lane(chip, page, bn)
+    r["descale_loads"], r["descale_form"] = descale_loads_per_lane(chip, page, bn)
     # SelectConfig.cpp completeConfig: on AMDGPU without a soft cap
     # exp2_bias (exp2BiasFirst; until 2026-12-06, eleventh session, not
     # where page_groups fits with at most two pages a tile); else vd_route
@@ -294,7 +301,12 @@ def markdown(out):
             continue
         loads = r["descale_loads"] if r["descale_loads"] else "0 (prefetched scalar)"
         if r["descale_loads"]:
-            loads = f"{loads} ({'grouped per page' if r['aligned'] else 'per element'})"
+            form = r["descale_form"]
+            if form == "spread":
+                ch = r["chip"]
+                form = (f"spread: a lane's share, "
+                        f"{CHIPS[ch]['block_n'] // atom_n(ch) * acc_per_lane(ch)} broadcasts a use")
+            loads = f"{loads} ({form})"
         out.write(f"| {r['chip']} | {r['page']} | `{r['name']}` | {r['k_step']} | {r['ids']} | "
                   f"{r['shape']} | {r['kd']} | {loads} | {r['vd_route']} | {fault_cell(r)} |\n")
     out.write("\n### per_tensor\n\n")

@@ -34,6 +34,10 @@ REQUESTS = [
     ("P=16, kv_blockscale, causal", ["--page-size", "16"]),
     ("P=1024, per_tensor, causal", ["--quant", "per_tensor"]),
     ("P=64, kv_blockscale, causal", ["--page-size", "64"]),
+    # Per-key descales in the spread form (page 1: SGLang's default; 48:
+    # pages off the tiles' boundaries).
+    ("P=1, kv_blockscale, causal", ["--page-size", "1"]),
+    ("P=48, kv_blockscale, causal", ["--page-size", "48"]),
     ("P=1024, kv_blockscale, window(256, 0)", ["--mask", "window:256,0"]),
     ("D=64, P=1024, kv_blockscale, causal", ["--head-dim", "64"]),
     ("D=256, P=1024, kv_blockscale, causal", ["--head-dim", "256"]),

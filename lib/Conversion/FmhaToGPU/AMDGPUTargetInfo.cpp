@@ -187,6 +187,17 @@ public:
   Value broadcastFirstLane(OpBuilder &b, Location loc, Value v) const override {
     return ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v);
   }
+  int64_t groupBroadcastLanes() const override { return 16; }
+  Value broadcastInGroup(OpBuilder &b, Location loc, Value v,
+                         int64_t idx) const override {
+    // DPP row_newbcast:idx (0x150 + idx): every lane of a row of 16 reads
+    // the row's lane idx; all rows and banks written (masks 0xf), so `old`
+    // is never read.
+    Value old = LLVM::PoisonOp::create(b, loc, v.getType());
+    return ROCDL::DPPUpdateOp::create(b, loc, v.getType(), old, v, 0x150 + idx,
+                                      /*rowMask=*/0xf, /*bankMask=*/0xf,
+                                      /*boundCtrl=*/false);
+  }
   SmallVector<int64_t> rowReduceXorMasks() const override { return {32}; }
   Value combineXor(OpBuilder &b, Location loc, Value v, int64_t mask,
                    function_ref<Value(Value, Value)> combine) const override {

@@ -20,6 +20,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -92,7 +93,7 @@ struct BroadcastPattern : LanePattern<vector::BroadcastOp> {
     if (f->kind == FormKind::Affine) {
       out.aff = in.aff;
     } else if (isVector1D(src)) {
-      out.parts = in.col;
+      out.parts = lc.colsOf(b, src, in);
     } else { // a row broadcast [BM x 1] -> [BM x N]
       Value v = lc.rowsToAcc(b, in.parts);
       out.parts.assign(f->atoms, v);
@@ -278,6 +279,28 @@ std::vector<const void *> affineKey(const AffinePart &a, int64_t r) {
   std::vector<const void *> key{reinterpret_cast<const void *>(nk)};
   key.insert(key.end(), leaves.begin(), leaves.end());
   return key;
+}
+
+/// Whether the registers of affine parts `parts` share coefficients (at
+/// most half as many distinct keys as registers): only then does taking a
+/// part apart pay (a row max of k * max(x) + c a group; an exp2 argument
+/// x * k + (c - m) with one sum a group). Where every register has its own
+/// (the spread form's broadcasts: page 1 and pages off the tiles'
+/// boundaries on AMDGPU) the groups are single registers, and taking apart
+/// kept x, k and c live across the row max for the exp2 argument (a tile
+/// each: 182 VGPR spills at page 1 on gfx942) where y = x * k + c, computed
+/// once for both, keeps one tile.
+bool coefficientsShared(ArrayRef<Value> parts) {
+  int64_t regs = 0;
+  std::set<std::vector<const void *>> keys;
+  for (Value p : parts) {
+    std::optional<AffinePart> a = affinePart(p);
+    if (!a)
+      return false;
+    for (int64_t r = 0; r < cast<VectorType>(p.getType()).getDimSize(0); ++r, ++regs)
+      keys.insert(affineKey(*a, r));
+  }
+  return 2 * static_cast<int64_t>(keys.size()) <= regs;
 }
 
 /// Every arith elementwise op with a lane form.
@@ -488,7 +511,8 @@ struct ElementwisePattern : public ConversionPattern {
         int ai = affinePart(parts[0].front()) ? 0 : (sub ? -1 : 1);
         if (ai >= 0 &&
             llvm::all_of(parts[ai], [](Value p) { return affinePart(p).has_value(); }) &&
-            llvm::all_of(parts[1 - ai], [](Value p) { return coefficientKeys(p).has_value(); })) {
+            llvm::all_of(parts[1 - ai], [](Value p) { return coefficientKeys(p).has_value(); }) &&
+            coefficientsShared(parts[ai])) {
           for (size_t j = 0; j < parts[ai].size(); ++j) {
             AffinePart a = *affinePart(parts[ai][j]);
             Value rv = parts[1 - ai][j];
@@ -543,7 +567,31 @@ struct ElementwisePattern : public ConversionPattern {
           ops.push_back(isVector1D(op->getOperand(i)) ? in(i).row[s] : operands[i][0]);
         out.row.push_back(build(ops, std::nullopt));
       }
-    if (f->col) {
+    if (f->spread) {
+      // The lane's share of the columns: the spread operands' vectors, a
+      // splat's scalar broadcast.
+      auto st = VectorType::get({lc.forms.spreadSlots(
+                                    cast<VectorType>(res.getType()).getDimSize(0))},
+                                f->elem);
+      SmallVector<Value> ops;
+      for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+        Value o = op->getOperand(i);
+        if (!isVector1D(o)) {
+          ops.push_back(operands[i][0]);
+          continue;
+        }
+        const ValueForm *of = lc.forms.lookup(o);
+        if (of && of->spread) {
+          ops.push_back(in(i).spread);
+          continue;
+        }
+        Value sc = lc.splatScalar(b, o, remap);
+        ops.push_back(vector::BroadcastOp::create(
+            b, VectorType::get(st.getShape(), sc.getType()), sc));
+      }
+      out.spread = build(ops, st.getDimSize(0));
+    }
+    if (f->col && !f->spread) {
       SmallVector<SmallVector<Value>> cols;
       for (unsigned i = 0; i < op->getNumOperands(); ++i)
         cols.push_back(isVector1D(op->getOperand(i))
@@ -616,7 +664,7 @@ struct ReductionPattern : LanePattern<vector::MultiDimReductionOp> {
     bool grouped = isMax && !src.parts.empty() && llvm::all_of(src.parts, [](Value p) {
                      std::optional<AffinePart> a = affinePart(p);
                      return a && nonNegativeCoefficients(a->k);
-                   });
+                   }) && coefficientsShared(src.parts);
     // A sum of P * w with w per key (exp2_bias's row sum of P / vd): each
     // group's P summed as 2-vectors, times its w once, where every pair
     // took a product. Groups of an even size only (pairs stay in a group).
@@ -743,8 +791,11 @@ LogicalResult perValue(OpT op, ValueRange operand, const LaneContext &lc,
     out.parts.push_back(perElem(p));
   for (Value s : in.row)
     out.row.push_back(one(s));
-  for (Value p : in.col)
-    out.col.push_back(perElem(p));
+  if (in.spread)
+    out.spread = perElem(in.spread);
+  else
+    for (Value p : in.col)
+      out.col.push_back(perElem(p));
   replace(rw, lc, op, out);
   return success();
 }

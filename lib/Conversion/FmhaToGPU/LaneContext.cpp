@@ -90,6 +90,8 @@ LaneValues LaneContext::unpack(Value orig, ValueRange converted) const {
       v.col = take(f->atoms);
     if (f->aff)
       v.aff = take(1)[0];
+    if (f->spread)
+      v.spread = take(1)[0];
     break;
   case FormKind::TokenIds:
     break;
@@ -126,11 +128,42 @@ SmallVector<Value> LaneContext::pack(const ValueForm &f,
       out.append(v.col);
     if (f.aff)
       out.push_back(v.aff);
+    if (f.spread)
+      out.push_back(v.spread);
     break;
   case FormKind::TokenIds:
     break;
   }
   return out;
+}
+
+Value LaneContext::spreadColumn(ImplicitLocOpBuilder &b, int64_t s) const {
+  const SpreadPlan &sp = *forms.spreadPlan();
+  int64_t acc = layout.accPerLane(), r0 = sp.reg0Of(s, acc);
+  Value inGroup = arith::AndIOp::create(b, laneV, laneConstI32(b, sp.g - 1));
+  Value c = arith::AddIOp::create(
+      b, nLaneV,
+      laneConstI32(b, sp.atomOf(s, acc) * layout.atomN + layout.nReg[r0]));
+  return arith::AddIOp::create(b, c, laneEmitBits(b, sp.regBits[r0 / sp.g], inGroup));
+}
+
+SmallVector<Value> LaneContext::colsFromSpread(ImplicitLocOpBuilder &b, Value spread,
+                                               int64_t atoms) const {
+  const SpreadPlan &sp = *forms.spreadPlan();
+  int64_t acc = layout.accPerLane();
+  auto st = cast<VectorType>(spread.getType());
+  SmallVector<Value> cols;
+  for (int64_t j = 0; j < atoms; ++j) {
+    SmallVector<Value> e;
+    for (int64_t r = 0; r < acc; ++r) {
+      int64_t el = j * acc + r;
+      Value x = vector::ExtractOp::create(b, spread, el / sp.g);
+      e.push_back(ti.broadcastInGroup(b, b.getLoc(), x, el % sp.g));
+    }
+    cols.push_back(vector::FromElementsOp::create(
+        b, VectorType::get({acc}, st.getElementType()), e));
+  }
+  return cols;
 }
 
 Value LaneContext::splatScalar(ImplicitLocOpBuilder &b, Value orig,
@@ -220,6 +253,8 @@ SmallVector<Value> LaneContext::colsOf(ImplicitLocOpBuilder &b, Value orig,
   if (!v.col.empty())
     return v.col;
   int64_t n = cast<VectorType>(orig.getType()).getDimSize(0) / layout.atomN;
+  if (v.spread)
+    return colsFromSpread(b, v.spread, n);
   SmallVector<Value> out;
   for (int64_t j = 0; j < n; ++j)
     out.push_back(materializeAffine(b, v.aff, j));

@@ -39,6 +39,10 @@ bool runStartsAligned(ArrayRef<FragmentRun> runs) {
 }
 } // namespace
 
+int64_t LaneForms::spreadSlots(int64_t n) const {
+  return n / layout->atomN * accPerLane / spread->g;
+}
+
 int64_t mlir::fmha::stagedKVBytes(gpu::GPUFuncOp kernel) {
   llvm::MapVector<Operation *, int64_t> perLoop;
   llvm::DenseMap<Operation *, int64_t> gathers;
@@ -118,6 +122,8 @@ void LaneForms::typesOf(const ValueForm &f, MLIRContext *ctx,
       out.append(f.atoms, vec(f.elem));
     if (f.aff)
       out.push_back(i32);
+    if (f.spread)
+      out.push_back(VectorType::get({f.atoms * accPerLane / spread->g}, f.elem));
     return;
   case FormKind::TokenIds:
     return;
@@ -132,6 +138,7 @@ LogicalResult LaneForms::analyze(gpu::GPUFuncOp kernel, const LaneLayout &l,
   accPerLane = l.accPerLane();
   kvBytes = stagedKVBytes(kernel);
   forms.clear();
+  spread = planSpread(l, target.groupBroadcastLanes());
   if (cfg.getPageRegime() == PageRegime::Unset || cfg.getVdRoute() == VdRoute::Unset)
     return laneError(kernel, target,
                      "the kernel's config leaves page_regime or vd_route unset "
@@ -248,8 +255,16 @@ LogicalResult LaneForms::visit(Operation *op) {
       return fail("per-key descales need their page_ids in the same tile "
                   "(run fmha-prefetch-page-ids with per-token=false)");
     ValueForm f{FormKind::Vec};
-    f.col = true;
     f.atoms = atomsOf(x.getResult());
+    // Where the column form's loads are not wave-uniform (a lane loads an
+    // id and a descale per group of its elements: 64 at page 1 on
+    // AMDGPU), the spread form loads a lane's share of them, and the
+    // users that need columns take them by group broadcasts.
+    bool aligned = cfg.getPageRegime() != PageRegime::Unaligned;
+    if (spread && !descaleLoadsUniform(*layout, f.atoms * atomN, ids.getPageSize(), aligned))
+      f.spread = true;
+    else
+      f.col = true;
     return set(x.getResult(), f);
   }
   // A tile's shape in 16-byte chunks, and the cache a gather or a stage
@@ -397,7 +412,7 @@ LogicalResult LaneForms::visit(Operation *op) {
                << stringifyVdRoute(route);
       if (x.getKScale()) {
         const ValueForm *ks = lookup(x.getKScale());
-        if (!ks || ks->kind != FormKind::Vec || !(ks->col || ks->aff))
+        if (!ks || ks->kind != FormKind::Vec || !(ks->col || ks->aff || ks->spread))
           return fail("k_scale has no column form");
       }
       int64_t steps = keyBytes / layout->atom.k;
@@ -476,7 +491,8 @@ LogicalResult LaneForms::visit(Operation *op) {
         f.kind = FormKind::Affine;
         return set(x, f);
       }
-      if (!s || !s->col)
+      // (A spread vector's columns are made where they are used: LaneContext::colsOf.)
+      if (!s || !(s->col || s->spread))
         return fail("broadcast of a vector that has no column form");
       return set(x, f);
     }
@@ -510,20 +526,22 @@ LogicalResult LaneForms::visit(Operation *op) {
     }
     ValueForm f{FormKind::Vec};
     f.row = s->row;
-    f.col = s->col;
+    f.col = s->col && !s->spread;
+    f.spread = s->spread;
     f.atoms = s->atoms;
-    if (!f.row && !f.col)
+    if (!f.row && !f.col && !f.spread)
       return fail("exp2 of a vector with no row or column form");
     return set(x, f);
   }
   if (auto x = dyn_cast<math::Log2Op>(op)) {
     // log2 of a row or column vector (fmha-fold-vd-exp2: log2 of vd per key).
     const ValueForm *s = lookup(x.getOperand());
-    if (!s || s->kind != FormKind::Vec || !(s->row || s->col) || s->aff)
+    if (!s || s->kind != FormKind::Vec || !(s->row || s->col || s->spread) || s->aff)
       return fail("only row and column vectors take a log2");
     ValueForm f{FormKind::Vec};
     f.row = s->row;
-    f.col = s->col;
+    f.col = s->col && !s->spread;
+    f.spread = s->spread;
     f.atoms = s->atoms;
     return set(x, f);
   }
@@ -655,17 +673,24 @@ LogicalResult LaneForms::visitElementwise(Operation *op) {
       if (f && f->aff && isSplat(op->getOperand(1 - i)))
         out.aff = true;
     }
-  bool allRow = true, allCol = !out.aff;
+  bool allRow = true, allCol = !out.aff, allSpread = !out.aff, anySpread = false;
   for (Value o : op->getOperands()) {
     if (!isVector1D(o))
       continue;
     const ValueForm *f = formOf(o);
     allRow &= f && f->row;
-    allCol &= f && (f->col || f->aff);
+    allCol &= f && (f->col || f->aff || f->spread);
+    // A splat takes any form (pruneSplats); the spread form is computed
+    // from its scalar.
+    allSpread &= f && (f->spread || isSplat(o));
+    anySpread |= f && f->spread;
   }
   out.row = allRow;
-  out.col = allCol;
-  if (!allRow && !allCol && !out.aff)
+  out.spread = allSpread && anySpread;
+  // Computed in columns: operands only in the spread form make theirs
+  // where they are used (LaneContext::colsOf).
+  out.col = allCol && !out.spread;
+  if (!allRow && !allCol && !out.aff && !out.spread)
     return fail("mixes row and column vectors");
   forms[res] = out;
   return success();
@@ -708,11 +733,12 @@ LogicalResult LaneForms::visitFor(Operation *op) {
       return fail("yielded 1-d vector has no row form");
     if (isVector2D(v) && (!y || y->kind != FormKind::Acc))
       return fail("yielded tile is not in accumulator layout");
-    if (isVector1D(v) && !isSplat(v) && (y->col || y->aff))
+    if (isVector1D(v) && !isSplat(v) && (y->col || y->aff || y->spread))
       return fail("a yielded 1-d vector must have its row form only");
   }
   for (Value init : f.getInitArgs())
-    if (isVector1D(init) && !isSplat(init) && (forms[init].col || forms[init].aff))
+    if (isVector1D(init) && !isSplat(init) &&
+        (forms[init].col || forms[init].aff || forms[init].spread))
       return fail("a carried 1-d vector must have its row form only");
   return success();
 }

@@ -37,6 +37,36 @@ std::optional<BitLinear> mlir::fmha::pvKeyInverse(const TargetInfo &ti,
   return fitBits(keys, [&](int64_t p) { return keyAt[p]; });
 }
 
+std::optional<SpreadPlan> mlir::fmha::planSpread(const LaneLayout &l, int64_t g) {
+  int64_t acc = l.accPerLane();
+  if (g <= 0 || (g & (g - 1)) || acc % g || l.wave % g)
+    return std::nullopt;
+  for (int64_t lane = 0; lane < l.wave; ++lane)
+    if (l.nLane.eval(lane) != l.nLane.eval(lane - lane % g))
+      return std::nullopt;
+  SpreadPlan plan;
+  plan.g = g;
+  for (int64_t r0 = 0; r0 < acc; r0 += g) {
+    auto bits = fitBits(g, [&](int64_t i) { return l.nReg[r0 + i] - l.nReg[r0]; });
+    if (!bits)
+      return std::nullopt;
+    plan.regBits.push_back(*bits);
+  }
+  return plan;
+}
+
+bool mlir::fmha::descaleLoadsUniform(const LaneLayout &l, int64_t n, int64_t pageSize,
+                                     bool aligned) {
+  if (!aligned)
+    return false;
+  for (int64_t j = 0; j < n / l.atomN; ++j)
+    for (int64_t v = 0; v < l.accPerLane(); ++v)
+      for (int64_t lane = 1; lane < l.wave; ++lane)
+        if (l.columnOf(lane, j, v) / pageSize != l.columnOf(0, j, v) / pageSize)
+          return false;
+  return true;
+}
+
 VWordPlan mlir::fmha::planVWords(const TargetInfo &ti, int64_t bn, int64_t ldsCols,
                                  int64_t chunksPerRow, int64_t threads) {
   VWordPlan plan;

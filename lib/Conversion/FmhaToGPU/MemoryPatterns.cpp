@@ -430,6 +430,28 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
     TokenIds ids = tokenIds(b, rw, op.getIds());
     int64_t n = cast<VectorType>(op.getResult().getType()).getDimSize(0);
     int64_t p = ids.op.getPageSize();
+    const ValueForm &form = lc.forms.get(op.getResult());
+    Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+    Value lastKey = arith::SubIOp::create(b, ids.len, laneConstI32(b, 1));
+    if (form.spread) {
+      // The lane's share of the columns (LaneLayout.h SpreadPlan): one id
+      // and one descale load a slot (4 at BlockN 128 on AMDGPU, where the
+      // column form took one a group of its 64 elements); a key past the
+      // end takes the last key's descale, as below.
+      SmallVector<Value> e;
+      for (int64_t s = 0; s < lc.forms.spreadSlots(n); ++s) {
+        Value key = arith::AddIOp::create(b, ids.start, lc.spreadColumn(b, s));
+        key = arith::MinSIOp::create(b, key, lastKey);
+        e.push_back(load(pageIdOfKey(b, lc, ids.pages, p, key, always),
+                         /*zeroInvalid=*/false,
+                         /*knownValid=*/lc.ti.uniformWordRuns()));
+      }
+      LaneValues out;
+      out.spread = vector::FromElementsOp::create(
+          b, VectorType::get({static_cast<int64_t>(e.size())}, b.getF32Type()), e);
+      rw.replaceOpWithMultiple(op, {lc.pack(form, out)});
+      return success();
+    }
     // Elements whose keys lie in one page on every lane (tiles on page
     // boundaries: the config's page_regime is not unaligned) share one id
     // and one descale load, taken at the group's smallest key.
@@ -489,9 +511,7 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
           } else {
             Value col = uniform ? laneConstI32(b, l.columnOf(0, rj, rv)) : lc.colOf(b, rj, rv);
             Value key = arith::AddIOp::create(b, ids.start, col);
-            key = arith::MinSIOp::create(
-                b, key, arith::SubIOp::create(b, ids.len, laneConstI32(b, 1)));
-            Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+            key = arith::MinSIOp::create(b, key, lastKey);
             id = pageIdOfKey(b, lc, ids.pages, p, key, always);
           }
           // (NVIDIA keeps the guard: its kernels stay the ones the H100

@@ -25,6 +25,10 @@ Value TargetInfo::combineXor(OpBuilder &b, Location loc, Value v, int64_t mask,
 
 void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
 
+Value TargetInfo::broadcastInGroup(OpBuilder &, Location, Value, int64_t) const {
+  llvm_unreachable("broadcastInGroup on a chip without group broadcasts");
+}
+
 void TargetInfo::populateLanePatterns(const TypeConverter &, RewritePatternSet &,
                                       const LaneContext &, unsigned) const {}
 

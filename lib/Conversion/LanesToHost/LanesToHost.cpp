@@ -354,6 +354,11 @@ std::string unsupported(Operation *op) {
   if (auto p = dyn_cast<ROCDL::Permlane32SwapOp>(op))
     return !p.getFi() && !p.getBoundControl() ? ""
                                               : "permlane32.swap with fi or bound_ctrl";
+  if (auto d = dyn_cast<ROCDL::DPPUpdateOp>(op))
+    return d.getDppCtrl() >= 0x150 && d.getDppCtrl() <= 0x15f && d.getRowMask() == 0xf &&
+                   d.getBankMask() == 0xf && isScalarF32OrI32(d.getType())
+               ? ""
+               : "update.dpp other than row_newbcast of 32 bits to all rows and banks";
   if (auto t = dyn_cast<amdgpu::TransposeLoadOp>(op)) {
     auto vt = cast<VectorType>(t.getType());
     auto mt = cast<MemRefType>(t.getSrc().getType());
@@ -712,6 +717,19 @@ void Rewriter::rewriteOp(Operation *op) {
     Value pair = LLVM::UndefOp::create(b, p.getRes().getType());
     pair = LLVM::InsertValueOp::create(b, pair, first, ArrayRef<int64_t>{0});
     return replace(LLVM::InsertValueOp::create(b, pair, second, ArrayRef<int64_t>{1}));
+  }
+  if (auto d = dyn_cast<ROCDL::DPPUpdateOp>(op)) {
+    // row_newbcast:i: a lane reads lane i of its row of 16 (all rows and
+    // banks written: `old` is never read).
+    Value tid = arith::TruncIOp::create(
+        b, i32T, call(b, lane::kId, {i32(b, lane::ThreadX)}, {i64}));
+    Value src = arith::OrIOp::create(
+        b, arith::AndIOp::create(b, tid, i32(b, 48)),
+        i32(b, static_cast<int32_t>(d.getDppCtrl()) - 0x150));
+    Value r = call(b, lane::kShuffle,
+                   {site(b), i32(b, lane::Idx), asI32(b, d.getSrc()), src, i32(b, 64)},
+                   {i64});
+    return replace(fromI32(b, arith::TruncIOp::create(b, i32T, r), d.getType()));
   }
   if (auto r = dyn_cast<ROCDL::ReadfirstlaneOp>(op)) {
     Type t = r.getType();

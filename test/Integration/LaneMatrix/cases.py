@@ -188,6 +188,15 @@ def build(chip):
           table="block", layout="hnd", extra=("--data", "spread"))
     b.add("spread-scaled-p", p8, "17,40", f"{5 * p8},{BN + 2 * p8}", heads="4/2",
           extra=("--data", "spread"))
+    # Per-token descales a lane loads as its share of the tile's columns
+    # where the column form's loads are not wave-uniform (AMDGPU's spread
+    # form: page 1, and pages off the tiles' boundaries), read back by group
+    # broadcasts: a wrong slot, column or broadcast lane gives a key
+    # another page's descale. Full tiles, a partial one, and D 128.
+    b.add("spread-p1", 1, "17,40", f"{BN + 37},{2 * BN + 5}", heads="4/2", dim="128",
+          extra=("--data", "spread"))
+    b.add("spread-p48", 48, "20,33", f"{2 * BN + 7},100", heads="4/2", table="block",
+          extra=("--data", "spread"))
 
     # --- the soft cap (fmha-expand-tanh: tanh as exp2 and arith on the GPU):
     # a cap of 2 on spread data saturates most logits, one of 5 on a causal

@@ -32,6 +32,7 @@ struct LaneValues {
   SmallVector<Value> row, col; // vec
   SmallVector<Value> lb, ub;   // mask
   Value aff;                   // vec, affine: the base b
+  Value spread;                // vec: the lane's share of the column form
   Value lds;                   // kv
 };
 
@@ -124,6 +125,16 @@ struct LaneContext {
   Value queryOfSlot(ImplicitLocOpBuilder &b, int64_t s) const;
   /// Column of (atom j, register v).
   Value colOf(ImplicitLocOpBuilder &b, int64_t j, int64_t v) const;
+  /// The column of slot s of a spread form on this lane (LaneLayout.h
+  /// SpreadPlan).
+  Value spreadColumn(ImplicitLocOpBuilder &b, int64_t s) const;
+  /// The column form (`atoms` atoms) of a spread form's share: each
+  /// element broadcast from its group's lane (TargetInfo::broadcastInGroup).
+  /// A spread value has no column form of its own: its users make the
+  /// columns where they take them (colsOf), so the broadcasts sit next to
+  /// their use and no column form is live across the tile.
+  SmallVector<Value> colsFromSpread(ImplicitLocOpBuilder &b, Value spread,
+                                    int64_t atoms) const;
   /// vector<accPerLane x T> whose element v is the value of v's row slot.
   Value rowsToAcc(ImplicitLocOpBuilder &b, ArrayRef<Value> slotVals) const;
   /// The constant column offsets j * atomN + nReg[v] of atom j.

@@ -15,7 +15,7 @@
 // | kv | a K or V tile staged in LDS | memref<rows*cols x i8, workgroup> |
 // | affine | a 2-d column index b + column, kept symbolic | i32 (b) |
 // | mask | lb <= column const <= ub per atom | atoms x vector<accPerLane x i32> per bound |
-// | vec | a 1-d vector: row form (one scalar per row slot), column form (the column's value at every accumulator element) and/or affine (b + column) | slots x T, atoms x vector<accPerLane x T>, i32 |
+// | vec | a 1-d vector: row form (one scalar per row slot), column form (the column's value at every accumulator element), affine (b + column) and/or spread (the column form's elements of the lane's group, a share a lane: SpreadPlan) | slots x T, atoms x vector<accPerLane x T>, i32, vector<atoms*accPerLane/g x T> |
 // | token_ids | per-key page ids, never materialized | none (1:0) |
 //
 // T is the element type with index as i32. Splat vectors (a splat constant,
@@ -59,8 +59,9 @@ struct ValueForm {
   FormKind kind;
   /// acc, p, mask, vec columns: atoms along N; q_operand: k steps.
   int64_t atoms = 0;
-  /// vec: which of its forms exist.
-  bool row = false, col = false, aff = false;
+  /// vec: which of its forms exist. spread: the column form spread over
+  /// groups of lanes (LaneLayout.h SpreadPlan), a lane's share of it.
+  bool row = false, col = false, aff = false, spread = false;
   /// mask: which bounds exist.
   bool lb = false, ub = false;
   /// The lane element type (index as i32); p: f32; q_operand: the fp8 type.
@@ -106,6 +107,12 @@ public:
   }
   const ValueForm &get(Value v) const { return forms.find(v)->second; }
 
+  /// The spread plan of the kernel's layout (groups of
+  /// TargetInfo::groupBroadcastLanes), if it has one.
+  const std::optional<SpreadPlan> &spreadPlan() const { return spread; }
+  /// Lanes of a spread form's slot, over a vector of `n` columns.
+  int64_t spreadSlots(int64_t n) const;
+
   /// The converted types of a value of form `f`.
   void typesOf(const ValueForm &f, MLIRContext *ctx,
                SmallVectorImpl<Type> &out) const;
@@ -126,6 +133,7 @@ private:
   /// stagedKVBytes of the kernel (sm_90a stages Q only where it fits too).
   int64_t kvBytes = 0;
   DenseMap<Value, ValueForm> forms;
+  std::optional<SpreadPlan> spread;
 };
 
 /// The 1:N type conversion of the lane lowering: a value LaneForms has a form

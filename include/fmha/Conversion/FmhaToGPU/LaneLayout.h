@@ -109,6 +109,33 @@ private:
          function_ref<FragElem(int64_t, int64_t)> frag);
 };
 
+/// The spread form of a column vector (LaneForms.h) on groups of `g`
+/// lanes: the column form's element e = s * g + i of a group (atom
+/// e / accPerLane, register e % accPerLane; the same column on every lane
+/// of the group) is held by the group's lane i in slot s, so a lane holds
+/// atoms * accPerLane / g values where the column form holds
+/// atoms * accPerLane, and element e is one broadcast of slot s from lane
+/// i (TargetInfo::broadcastInGroup). It exists when g divides accPerLane,
+/// nLane is the same on every lane of a group, and within each run of g
+/// registers nReg is bit-linear in the register's place (`regBits[s']`
+/// for the run starting at register s' * g, an offset from nReg[s' * g]).
+struct SpreadPlan {
+  int64_t g = 0;
+  SmallVector<BitLinear, 4> regBits;
+  /// Atom and first register of slot s.
+  int64_t atomOf(int64_t s, int64_t accPerLane) const { return s * g / accPerLane; }
+  int64_t reg0Of(int64_t s, int64_t accPerLane) const { return s * g % accPerLane; }
+};
+std::optional<SpreadPlan> planSpread(const LaneLayout &l, int64_t g);
+
+/// Whether the per-key descale loads of a tile of `n` keys in the column
+/// form are all wave-uniform: tiles on page boundaries (page_regime not
+/// unaligned) where each group of elements a lane takes at one key lies in
+/// one page on every lane (GatherDescalePattern's groups). Where they are
+/// not, a lane loads ids and descales of its own keys, one per group.
+bool descaleLoadsUniform(const LaneLayout &l, int64_t n, int64_t pageSize,
+                         bool aligned);
+
 /// How the V tile is transposed into V^T in LDS (fmha.gather_kv of V): the
 /// positions of V^T's key axis (TargetInfo::pvKeyPosition) fall into words
 /// of `keys` bytes; the keys of one word are base + offsets[j] (j = the

@@ -440,6 +440,18 @@ public:
   /// NVIDIA: `gpu.shuffle idx %v, 0, 32` (shfl.sync.idx.b32).
   virtual Value broadcastFirstLane(OpBuilder &b, Location loc,
                                    Value v) const = 0;
+  /// Lanes of a group (consecutive lanes, a power of two) in which every
+  /// lane can read one lane's register in one cheap instruction
+  /// (broadcastInGroup); 0 where the chip has no such read. AMDGPU: 16, a
+  /// row of DPP (`row_newbcast`, gfx90a and later: a VALU move, no LDS).
+  /// NVIDIA: 0 (its lanes of one column hold other keys: the spread form
+  /// of LaneForms.h does not apply).
+  virtual int64_t groupBroadcastLanes() const { return 0; }
+  /// Every lane's copy of `v` (32 bits) from lane `idx` of its group of
+  /// groupBroadcastLanes() lanes. AMDGPU: `rocdl.update.dpp` with
+  /// row_newbcast:idx (v_mov_b32_dpp), all rows and banks.
+  virtual Value broadcastInGroup(OpBuilder &b, Location loc, Value v,
+                                 int64_t idx) const;
   /// Layout fact: after an in-lane reduction over the lane's registers of one
   /// query, these shuffleXor steps finish a row reduction: {32} | {1, 2}.
   virtual SmallVector<int64_t> rowReduceXorMasks() const = 0;
