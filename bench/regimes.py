@@ -40,10 +40,10 @@ CHIPS = {
     "gfx950": dict(wave=64, warps=4, block_m=128, block_n=128, k_step=64,
                    mma_m=32, mma_n=32, fp8="f8E4M3FN", transposed=True, group=16),
     "sm_90": dict(wave=32, warps=4, block_m=64, block_n=64, k_step=32,
-                  mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False),
+                  mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False, group=8),
     # The same per-warp layouts (one warp's slice of wgmma m64nNk32).
     "sm_90a": dict(wave=32, warps=4, block_m=64, block_n=128, k_step=32,
-                   mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False),
+                   mma_m=16, mma_n=8, fp8="f8E4M3FN", transposed=False, group=8),
 }
 
 
@@ -110,8 +110,10 @@ def descale_loads_per_lane(chip, page, bn):
     aligned tiles, elements whose keys lie in one page on every lane share one
     page-id + descale load ("grouped per page"). Where those loads are not all
     wave-uniform, a chip with group broadcasts (TargetInfo::groupBroadcastLanes,
-    AMDGPU: 16) takes the spread form (LaneForms.cpp): a lane loads its share,
-    elements / group, and its users take each element by a broadcast."""
+    AMDGPU: 16 lanes, a DPP row; NVIDIA: the 8 lanes of one lane % 4) takes
+    the spread form (LaneForms.cpp): a lane loads its share, the distinct
+    columns of a lane (AMDGPU 16 an atom, NVIDIA 2) / group, and its users
+    take each column by a broadcast."""
     c = CHIPS[chip]
     elems = (bn // atom_n(chip)) * acc_per_lane(chip)
     groups = set()
@@ -121,7 +123,8 @@ def descale_loads_per_lane(chip, page, bn):
                              for l in range(c["wave"])))
     uniform = bn % page == 0 and all(len(set(g)) == 1 for g in groups)
     if not uniform and c.get("group"):
-        return elems // c["group"], "spread"
+        distinct = len({acc_key(chip, 0, v)[1] for v in range(acc_per_lane(chip))})
+        return (bn // atom_n(chip)) * distinct // c["group"], "spread"
     if bn % page != 0:
         return elems, "per element"
     return len(groups), "grouped per page"
@@ -304,8 +307,10 @@ def markdown(out):
             form = r["descale_form"]
             if form == "spread":
                 ch = r["chip"]
-                form = (f"spread: a lane's share, "
-                        f"{CHIPS[ch]['block_n'] // atom_n(ch) * acc_per_lane(ch)} broadcasts a use")
+                cols = CHIPS[ch]["block_n"] // atom_n(ch) * len(
+                    {acc_key(ch, 0, v)[1] for v in range(acc_per_lane(ch))})
+                how = "DPP row" if CHIPS[ch]["transposed"] else "shfl.idx"
+                form = f"spread: a lane's share, {cols} {how} broadcasts a use"
             loads = f"{loads} ({form})"
         out.write(f"| {r['chip']} | {r['page']} | `{r['name']}` | {r['k_step']} | {r['ids']} | "
                   f"{r['shape']} | {r['kd']} | {loads} | {r['vd_route']} | {fault_cell(r)} |\n")

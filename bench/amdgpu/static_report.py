@@ -125,7 +125,14 @@ def goals(rows):
     """Issue 15 item 4's goals, from the rows (the same model)."""
     by = {(r["chip"], r["label"]): r for r in rows}
     lab = [l for l, _ in REQUESTS]
-    default, p16, p64, win, d64, d256 = lab[0], lab[2], lab[4], lab[5], lab[6], lab[7]
+
+    def named(start):
+        return next(l for l in lab if l.startswith(start))
+    default = lab[0]
+    p16, p64 = named("P=16, kv_blockscale"), named("P=64, kv_blockscale")
+    win = named("P=1024, kv_blockscale, window")
+    d64, d256 = named("D=64, P=1024"), named("D=256, P=1024")
+    p1 = named("P=1, kv_blockscale")
 
     def per_mfma(r):
         return (r["loop_instructions"] - r["mfma"]) / r["mfma"]
@@ -146,6 +153,11 @@ def goals(rows):
         for label, name in ((p16, "page 16"), (p64, "page 64")):
             ratio = by[(chip, label)]["mca_cycles_per_tile"] / base
             add(f"{chip} {name}: <= 1.25x the cycles of page 1024", f"{ratio:.2f}x", ratio <= 1.25)
+        # Not an item-4 goal: page 1 (SGLang's default page), the same
+        # measure.
+        ratio = by[(chip, p1)]["mca_cycles_per_tile"] / base
+        add(f"{chip} page 1 (not a goal of item 4): cycles against page 1024", f"{ratio:.2f}x",
+            ratio <= 1.25)
         w = by[(chip, win)]
         ratio = w["mca_cycles_per_tile"] / base
         add(f"{chip} window: <= 1.2x causal, no SGPR spills",

@@ -188,8 +188,8 @@ public:
     return ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v);
   }
   int64_t groupBroadcastLanes() const override { return 16; }
-  Value broadcastInGroup(OpBuilder &b, Location loc, Value v,
-                         int64_t idx) const override {
+  Value broadcastInGroup(OpBuilder &b, Location loc, Value v, int64_t idx,
+                         Value) const override {
     // DPP row_newbcast:idx (0x150 + idx): every lane of a row of 16 reads
     // the row's lane idx; all rows and banks written (masks 0xf), so `old`
     // is never read.

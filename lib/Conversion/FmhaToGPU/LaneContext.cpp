@@ -139,12 +139,13 @@ SmallVector<Value> LaneContext::pack(const ValueForm &f,
 
 Value LaneContext::spreadColumn(ImplicitLocOpBuilder &b, int64_t s) const {
   const SpreadPlan &sp = *forms.spreadPlan();
-  int64_t acc = layout.accPerLane(), r0 = sp.reg0Of(s, acc);
-  Value inGroup = arith::AndIOp::create(b, laneV, laneConstI32(b, sp.g - 1));
-  Value c = arith::AddIOp::create(
-      b, nLaneV,
-      laneConstI32(b, sp.atomOf(s, acc) * layout.atomN + layout.nReg[r0]));
-  return arith::AddIOp::create(b, c, laneEmitBits(b, sp.regBits[r0 / sp.g], inGroup));
+  // The lane's place in its group, (lane / stride) % g.
+  Value place = laneV;
+  if (sp.stride > 1)
+    place = arith::DivUIOp::create(b, place, laneConstI32(b, sp.stride));
+  place = arith::AndIOp::create(b, place, laneConstI32(b, sp.g - 1));
+  Value c = arith::AddIOp::create(b, nLaneV, laneConstI32(b, sp.offsetOf(layout, s * sp.g)));
+  return arith::AddIOp::create(b, c, laneEmitBits(b, *sp.slotBits(layout, s), place));
 }
 
 SmallVector<Value> LaneContext::colsFromSpread(ImplicitLocOpBuilder &b, Value spread,
@@ -155,10 +156,16 @@ SmallVector<Value> LaneContext::colsFromSpread(ImplicitLocOpBuilder &b, Value sp
   SmallVector<Value> cols;
   for (int64_t j = 0; j < atoms; ++j) {
     SmallVector<Value> e;
+    // Registers of one column (NVIDIA's rows q and q + 8) share a broadcast.
+    DenseMap<int64_t, Value> ofElement;
     for (int64_t r = 0; r < acc; ++r) {
-      int64_t el = j * acc + r;
-      Value x = vector::ExtractOp::create(b, spread, el / sp.g);
-      e.push_back(ti.broadcastInGroup(b, b.getLoc(), x, el % sp.g));
+      int64_t el = sp.elementOf(j, r);
+      Value &v = ofElement[el];
+      if (!v) {
+        Value x = vector::ExtractOp::create(b, spread, el / sp.g);
+        v = ti.broadcastInGroup(b, b.getLoc(), x, el % sp.g, laneV);
+      }
+      e.push_back(v);
     }
     cols.push_back(vector::FromElementsOp::create(
         b, VectorType::get({acc}, st.getElementType()), e));

@@ -40,7 +40,7 @@ bool runStartsAligned(ArrayRef<FragmentRun> runs) {
 } // namespace
 
 int64_t LaneForms::spreadSlots(int64_t n) const {
-  return n / layout->atomN * accPerLane / spread->g;
+  return spread->slots(n / layout->atomN);
 }
 
 int64_t mlir::fmha::stagedKVBytes(gpu::GPUFuncOp kernel) {
@@ -123,7 +123,7 @@ void LaneForms::typesOf(const ValueForm &f, MLIRContext *ctx,
     if (f.aff)
       out.push_back(i32);
     if (f.spread)
-      out.push_back(VectorType::get({f.atoms * accPerLane / spread->g}, f.elem));
+      out.push_back(VectorType::get({spread->slots(f.atoms)}, f.elem));
     return;
   case FormKind::TokenIds:
     return;
@@ -138,7 +138,7 @@ LogicalResult LaneForms::analyze(gpu::GPUFuncOp kernel, const LaneLayout &l,
   accPerLane = l.accPerLane();
   kvBytes = stagedKVBytes(kernel);
   forms.clear();
-  spread = planSpread(l, target.groupBroadcastLanes());
+  spread = planSpread(l, target.groupBroadcastLanes(), target.groupBroadcastStride());
   if (cfg.getPageRegime() == PageRegime::Unset || cfg.getVdRoute() == VdRoute::Unset)
     return laneError(kernel, target,
                      "the kernel's config leaves page_regime or vd_route unset "
@@ -261,7 +261,8 @@ LogicalResult LaneForms::visit(Operation *op) {
     // AMDGPU), the spread form loads a lane's share of them, and the
     // users that need columns take them by group broadcasts.
     bool aligned = cfg.getPageRegime() != PageRegime::Unaligned;
-    if (spread && !descaleLoadsUniform(*layout, f.atoms * atomN, ids.getPageSize(), aligned))
+    if (spread && spread->fits(*layout, f.atoms) &&
+        !descaleLoadsUniform(*layout, f.atoms * atomN, ids.getPageSize(), aligned))
       f.spread = true;
     else
       f.col = true;

@@ -37,22 +37,42 @@ std::optional<BitLinear> mlir::fmha::pvKeyInverse(const TargetInfo &ti,
   return fitBits(keys, [&](int64_t p) { return keyAt[p]; });
 }
 
-std::optional<SpreadPlan> mlir::fmha::planSpread(const LaneLayout &l, int64_t g) {
-  int64_t acc = l.accPerLane();
-  if (g <= 0 || (g & (g - 1)) || acc % g || l.wave % g)
+std::optional<SpreadPlan> mlir::fmha::planSpread(const LaneLayout &l, int64_t g,
+                                                 int64_t stride) {
+  if (g <= 0 || stride <= 0 || (g & (g - 1)) || (stride & (stride - 1)) ||
+      l.wave % (g * stride))
     return std::nullopt;
-  for (int64_t lane = 0; lane < l.wave; ++lane)
-    if (l.nLane.eval(lane) != l.nLane.eval(lane - lane % g))
-      return std::nullopt;
   SpreadPlan plan;
   plan.g = g;
-  for (int64_t r0 = 0; r0 < acc; r0 += g) {
-    auto bits = fitBits(g, [&](int64_t i) { return l.nReg[r0 + i] - l.nReg[r0]; });
-    if (!bits)
+  plan.stride = stride;
+  for (int64_t lane = 0; lane < l.wave; ++lane)
+    if (l.nLane.eval(lane) != l.nLane.eval(lane - plan.placeOf(lane) * stride))
       return std::nullopt;
-    plan.regBits.push_back(*bits);
+  for (int64_t v = 0; v < l.accPerLane(); ++v) {
+    auto at = llvm::find_if(plan.regs, [&](int64_t r) { return l.nReg[r] == l.nReg[v]; });
+    plan.placeOfReg.push_back(at - plan.regs.begin());
+    if (at == plan.regs.end())
+      plan.regs.push_back(v);
   }
   return plan;
+}
+
+int64_t SpreadPlan::offsetOf(const LaneLayout &l, int64_t e) const {
+  int64_t r = static_cast<int64_t>(regs.size());
+  return e / r * l.atomN + l.nReg[regs[e % r]];
+}
+
+std::optional<BitLinear> SpreadPlan::slotBits(const LaneLayout &l, int64_t s) const {
+  return fitBits(g, [&](int64_t i) { return offsetOf(l, s * g + i) - offsetOf(l, s * g); });
+}
+
+bool SpreadPlan::fits(const LaneLayout &l, int64_t atoms) const {
+  if ((atoms * static_cast<int64_t>(regs.size())) % g)
+    return false;
+  for (int64_t s = 0; s < slots(atoms); ++s)
+    if (!slotBits(l, s))
+      return false;
+  return true;
 }
 
 bool mlir::fmha::descaleLoadsUniform(const LaneLayout &l, int64_t n, int64_t pageSize,

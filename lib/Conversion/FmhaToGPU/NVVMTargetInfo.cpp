@@ -346,6 +346,21 @@ public:
                                   gpu::ShuffleMode::IDX)
         .getShuffleResult();
   }
+  // The 8 lanes of one lane % 4 hold the same score columns (mma.sync's
+  // and wgmma's per-warp layout): a group of 8 lanes, stride 4.
+  int64_t groupBroadcastLanes() const override { return 8; }
+  int64_t groupBroadcastStride() const override { return 4; }
+  Value broadcastInGroup(OpBuilder &b, Location loc, Value v, int64_t idx,
+                         Value lane) const override {
+    Value src = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, lane, arith::ConstantIntOp::create(b, loc, 3, 32)),
+        arith::ConstantIntOp::create(b, loc, idx * 4, 32));
+    return gpu::ShuffleOp::create(b, loc, v, src,
+                                  arith::ConstantIntOp::create(
+                                      b, loc, static_cast<int32_t>(waveSize()), 32),
+                                  gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  }
   SmallVector<int64_t> rowReduceXorMasks() const override { return {1, 2}; }
   void barrier(OpBuilder &b, Location loc) const override {
     gpu::BarrierOp::create(b, loc);

@@ -25,7 +25,7 @@ Value TargetInfo::combineXor(OpBuilder &b, Location loc, Value v, int64_t mask,
 
 void TargetInfo::schedulingFence(OpBuilder &, Location) const {}
 
-Value TargetInfo::broadcastInGroup(OpBuilder &, Location, Value, int64_t) const {
+Value TargetInfo::broadcastInGroup(OpBuilder &, Location, Value, int64_t, Value) const {
   llvm_unreachable("broadcastInGroup on a chip without group broadcasts");
 }
 

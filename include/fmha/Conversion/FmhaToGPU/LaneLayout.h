@@ -109,24 +109,41 @@ private:
          function_ref<FragElem(int64_t, int64_t)> frag);
 };
 
-/// The spread form of a column vector (LaneForms.h) on groups of `g`
-/// lanes: the column form's element e = s * g + i of a group (atom
-/// e / accPerLane, register e % accPerLane; the same column on every lane
-/// of the group) is held by the group's lane i in slot s, so a lane holds
-/// atoms * accPerLane / g values where the column form holds
-/// atoms * accPerLane, and element e is one broadcast of slot s from lane
-/// i (TargetInfo::broadcastInGroup). It exists when g divides accPerLane,
-/// nLane is the same on every lane of a group, and within each run of g
-/// registers nReg is bit-linear in the register's place (`regBits[s']`
-/// for the run starting at register s' * g, an offset from nReg[s' * g]).
+/// The spread form of a column vector (LaneForms.h) on groups of `g` lanes
+/// (lanes base + stride * i, i < g: TargetInfo::groupBroadcastLanes and
+/// groupBroadcastStride) that hold the same columns (nLane equal). A
+/// group's distinct columns are its elements: element e is atom
+/// e / regs.size() at register regs[e % regs.size()] (the registers of an
+/// atom with distinct columns, nReg). The group's lane i holds element
+/// s * g + i in slot s, so a lane holds atoms * regs.size() / g values
+/// where the column form holds atoms * accPerLane, and an element of the
+/// column form is one broadcast of its slot from its lane
+/// (TargetInfo::broadcastInGroup). AMDGPU: rows of 16 lanes (DPP), 16
+/// distinct columns an atom: 4 slots at BlockN 128. NVIDIA: the 8 lanes of
+/// one lane % 4 (shfl.sync.idx), 2 distinct columns an atom (the rows q
+/// and q + 8 share them): 4 slots at BlockN 128.
 struct SpreadPlan {
-  int64_t g = 0;
-  SmallVector<BitLinear, 4> regBits;
-  /// Atom and first register of slot s.
-  int64_t atomOf(int64_t s, int64_t accPerLane) const { return s * g / accPerLane; }
-  int64_t reg0Of(int64_t s, int64_t accPerLane) const { return s * g % accPerLane; }
+  int64_t g = 0, stride = 1;
+  SmallVector<int64_t, 16> regs, placeOfReg;
+  /// A lane's place in its group.
+  int64_t placeOf(int64_t lane) const { return lane / stride % g; }
+  /// The group element of (atom j, register v).
+  int64_t elementOf(int64_t j, int64_t v) const {
+    return j * static_cast<int64_t>(regs.size()) + placeOfReg[v];
+  }
+  /// Element e's column past nLane.
+  int64_t offsetOf(const LaneLayout &l, int64_t e) const;
+  int64_t slots(int64_t atoms) const {
+    return atoms * static_cast<int64_t>(regs.size()) / g;
+  }
+  /// Slot s's column past nLane, as a function of the lane's place:
+  /// offsetOf(s * g) + bits(place); nullopt when it is not bit-linear.
+  std::optional<BitLinear> slotBits(const LaneLayout &l, int64_t s) const;
+  /// Whether a vector of `atoms` atoms takes the form: whole slots, each
+  /// bit-linear.
+  bool fits(const LaneLayout &l, int64_t atoms) const;
 };
-std::optional<SpreadPlan> planSpread(const LaneLayout &l, int64_t g);
+std::optional<SpreadPlan> planSpread(const LaneLayout &l, int64_t g, int64_t stride);
 
 /// Whether the per-key descale loads of a tile of `n` keys in the column
 /// form are all wave-uniform: tiles on page boundaries (page_regime not

@@ -447,11 +447,14 @@ public:
   /// NVIDIA: 0 (its lanes of one column hold other keys: the spread form
   /// of LaneForms.h does not apply).
   virtual int64_t groupBroadcastLanes() const { return 0; }
-  /// Every lane's copy of `v` (32 bits) from lane `idx` of its group of
-  /// groupBroadcastLanes() lanes. AMDGPU: `rocdl.update.dpp` with
-  /// row_newbcast:idx (v_mov_b32_dpp), all rows and banks.
-  virtual Value broadcastInGroup(OpBuilder &b, Location loc, Value v,
-                                 int64_t idx) const;
+  /// The lane stride of such a group (lanes base + stride * i). AMDGPU: 1.
+  virtual int64_t groupBroadcastStride() const { return 1; }
+  /// Every lane's copy of `v` (32 bits) from place `idx` of its group
+  /// (`lane` is the lane's index in its wave). AMDGPU: `rocdl.update.dpp`
+  /// with row_newbcast:idx (v_mov_b32_dpp), all rows and banks; NVIDIA:
+  /// `gpu.shuffle idx` from lane (lane % stride) + stride * idx.
+  virtual Value broadcastInGroup(OpBuilder &b, Location loc, Value v, int64_t idx,
+                                 Value lane) const;
   /// Layout fact: after an in-lane reduction over the lane's registers of one
   /// query, these shuffleXor steps finish a row reduction: {32} | {1, 2}.
   virtual SmallVector<int64_t> rowReduceXorMasks() const = 0;
