@@ -687,7 +687,9 @@ LogicalResult LaneForms::visitElementwise(Operation *op) {
     anySpread |= f && f->spread;
   }
   out.row = allRow;
-  out.spread = allSpread && anySpread;
+  // The broadcasts move 32-bit values: a result of another width (a
+  // compare's i1) is computed in columns from its operands'.
+  out.spread = allSpread && anySpread && out.elem.getIntOrFloatBitWidth() == 32;
   // Computed in columns: operands only in the spread form make theirs
   // where they are used (LaneContext::colsOf).
   out.col = allCol && !out.spread;

@@ -352,9 +352,16 @@ public:
   int64_t groupBroadcastStride() const override { return 4; }
   Value broadcastInGroup(OpBuilder &b, Location loc, Value v, int64_t idx,
                          Value lane) const override {
+    // SpreadPlan::sourceLane: the lane's place bits replaced by idx's; a
+    // group spans the warp, so they are all bits above the stride's.
+    int64_t g = groupBroadcastLanes(), stride = groupBroadcastStride();
+    assert(g * stride == waveSize() && "an NVIDIA group spans its warp");
+    (void)g;
     Value src = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, lane, arith::ConstantIntOp::create(b, loc, 3, 32)),
-        arith::ConstantIntOp::create(b, loc, idx * 4, 32));
+        b, loc,
+        arith::AndIOp::create(b, loc, lane,
+                              arith::ConstantIntOp::create(b, loc, stride - 1, 32)),
+        arith::ConstantIntOp::create(b, loc, idx * stride, 32));
     return gpu::ShuffleOp::create(b, loc, v, src,
                                   arith::ConstantIntOp::create(
                                       b, loc, static_cast<int32_t>(waveSize()), 32),

@@ -188,11 +188,16 @@ def build(chip):
           table="block", layout="hnd", extra=("--data", "spread"))
     b.add("spread-scaled-p", p8, "17,40", f"{5 * p8},{BN + 2 * p8}", heads="4/2",
           extra=("--data", "spread"))
-    # Per-token descales a lane loads as its share of the tile's columns
-    # where the column form's loads are not wave-uniform (AMDGPU's spread
-    # form: page 1, and pages off the tiles' boundaries), read back by group
-    # broadcasts: a wrong slot, column or broadcast lane gives a key
-    # another page's descale. Full tiles, a partial one, and D 128.
+    # Per-token descales a lane loads as its share of its group's columns
+    # where the column form's loads are not wave-uniform (the spread form,
+    # LaneLayout.h SpreadPlan: page 1, and pages off the tiles' boundaries),
+    # read back by group broadcasts (a DPP row on AMDGPU, shfl.sync.idx on
+    # NVIDIA). At page 1 a wrong slot, column or broadcast lane gives a key
+    # another page's descale (checked by mutating each, 2026-12-06); at
+    # page 48 only a wrong slot does (a misplacement inside an aligned run
+    # of 8 or 16 keys stays in its page). Full tiles, a partial one, D 128.
+    # The unit test LaneLayoutTest SpreadFormBroadcastsEachColumnsOwnValue
+    # checks the plan itself on every lane of every chip.
     b.add("spread-p1", 1, "17,40", f"{BN + 37},{2 * BN + 5}", heads="4/2", dim="128",
           extra=("--data", "spread"))
     b.add("spread-p48", 48, "20,33", f"{2 * BN + 7},100", heads="4/2", table="block",

@@ -231,6 +231,63 @@ TEST_P(LaneLayoutTest, VWordsCoverTheKeysOnceAtConsecutivePositions) {
   EXPECT_EQ(planVWords(*ti, bn, bn, 4, 2 * bn).keys, nvidia ? 2 : 4);
 }
 
+// The spread form (SpreadPlan): on every lane, each element of the column
+// form, taken from the slot and group lane colsFromSpread reads, is the
+// value of the column the lane's accumulator element has; the group's
+// lanes hold each of its distinct columns once, in as many slots as the
+// share has. Mutations of the plan (another place, another slot) fail.
+TEST_P(LaneLayoutTest, SpreadFormBroadcastsEachColumnsOwnValue) {
+  auto ti = createTargetInfo(GetParam().name);
+  std::string diag;
+  FailureOr<LaneLayout> l = get(*ti, diag);
+  ASSERT_TRUE(succeeded(l)) << diag;
+  std::optional<SpreadPlan> sp =
+      planSpread(*l, ti->groupBroadcastLanes(), ti->groupBroadcastStride());
+  ASSERT_TRUE(sp.has_value());
+  int64_t atoms = GetParam().blockN / l->atomN;
+  ASSERT_TRUE(sp->fits(*l, atoms));
+  // AMDGPU: 16 distinct columns an atom, groups of 16; NVIDIA: 2, groups
+  // of 8 at stride 4. A tile's share is 4 slots on every chip but sm_90
+  // (BlockN 64: 2).
+  EXPECT_EQ(sp->g, l->transposed ? 16 : 8);
+  EXPECT_EQ(static_cast<int64_t>(sp->regs.size()), l->transposed ? 16 : 2);
+  EXPECT_EQ(sp->slots(atoms), GetParam().blockN == 64 ? 2 : 4);
+  // The column slot s of `lane` holds (LaneContext::spreadColumn).
+  auto held = [&](int64_t lane, int64_t s, int64_t slotShift, int64_t placeShift) {
+    int64_t p = (sp->placeOf(lane) + placeShift) % sp->g;
+    int64_t s2 = (s + slotShift) % sp->slots(atoms);
+    return l->nLane.eval(lane) + sp->offsetOf(*l, s2 * sp->g) + sp->slotBits(*l, s2)->eval(p);
+  };
+  auto mismatches = [&](int64_t slotShift, int64_t placeShift) {
+    int64_t bad = 0;
+    for (int64_t lane = 0; lane < l->wave; ++lane)
+      for (int64_t j = 0; j < atoms; ++j)
+        for (int64_t v = 0; v < l->accPerLane(); ++v) {
+          int64_t el = sp->elementOf(j, v);
+          int64_t src = sp->sourceLane(lane, el % sp->g);
+          EXPECT_EQ(sp->placeOf(src), el % sp->g);
+          bad += held(src, el / sp->g, slotShift, placeShift) != l->columnOf(lane, j, v);
+        }
+    return bad;
+  };
+  EXPECT_EQ(mismatches(0, 0), 0);
+  EXPECT_GT(mismatches(1, 0), 0);
+  EXPECT_GT(mismatches(0, 1), 0);
+  // A group's lanes hold its distinct columns once each.
+  for (int64_t lane = 0; lane < l->wave; ++lane) {
+    if (sp->placeOf(lane) != 0)
+      continue;
+    std::multiset<int64_t> cols, want;
+    for (int64_t i = 0; i < sp->g; ++i)
+      for (int64_t s = 0; s < sp->slots(atoms); ++s)
+        cols.insert(held(sp->sourceLane(lane, i), s, 0, 0));
+    for (int64_t j = 0; j < atoms; ++j)
+      for (int64_t r : sp->regs)
+        want.insert(l->columnOf(lane, j, r));
+    EXPECT_EQ(cols, want) << "group of lane " << lane;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Chips, LaneLayoutTest, ::testing::ValuesIn(kChipsUnderTest),
                          [](const auto &info) { return std::string(info.param.name); });
 

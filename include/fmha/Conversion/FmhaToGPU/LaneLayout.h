@@ -127,6 +127,11 @@ struct SpreadPlan {
   SmallVector<int64_t, 16> regs, placeOfReg;
   /// A lane's place in its group.
   int64_t placeOf(int64_t lane) const { return lane / stride % g; }
+  /// The lane at place `idx` of `lane`'s group: lane with its place bits
+  /// (stride * (g - 1)) replaced by idx's.
+  int64_t sourceLane(int64_t lane, int64_t idx) const {
+    return (lane & ~(stride * (g - 1))) | (idx * stride);
+  }
   /// The group element of (atom j, register v).
   int64_t elementOf(int64_t j, int64_t v) const {
     return j * static_cast<int64_t>(regs.size()) + placeOfReg[v];

@@ -440,12 +440,13 @@ public:
   /// NVIDIA: `gpu.shuffle idx %v, 0, 32` (shfl.sync.idx.b32).
   virtual Value broadcastFirstLane(OpBuilder &b, Location loc,
                                    Value v) const = 0;
-  /// Lanes of a group (consecutive lanes, a power of two) in which every
-  /// lane can read one lane's register in one cheap instruction
-  /// (broadcastInGroup); 0 where the chip has no such read. AMDGPU: 16, a
-  /// row of DPP (`row_newbcast`, gfx90a and later: a VALU move, no LDS).
-  /// NVIDIA: 0 (its lanes of one column hold other keys: the spread form
-  /// of LaneForms.h does not apply).
+  /// Lanes of a group (lanes base + stride * i, i < this, a power of two;
+  /// LaneLayout.h SpreadPlan) in which every lane can read one lane's
+  /// register in one cheap instruction (broadcastInGroup); 0 where the chip
+  /// has none. AMDGPU: 16 consecutive lanes, a DPP row (`row_newbcast`,
+  /// gfx90a and later: a VALU move, no LDS). NVIDIA: the 8 lanes of one
+  /// lane % 4 (stride 4), which hold the same score columns
+  /// (`shfl.sync.idx`).
   virtual int64_t groupBroadcastLanes() const { return 0; }
   /// The lane stride of such a group (lanes base + stride * i). AMDGPU: 1.
   virtual int64_t groupBroadcastStride() const { return 1; }
