@@ -15,7 +15,7 @@
 // | kv | a K or V tile staged in LDS | memref<rows*cols x i8, workgroup> |
 // | affine | a 2-d column index b + column, kept symbolic | i32 (b) |
 // | mask | lb <= column const <= ub per atom | atoms x vector<accPerLane x i32> per bound |
-// | vec | a 1-d vector: row form (one scalar per row slot), column form (the column's value at every accumulator element), affine (b + column) and/or spread (the column form's elements of the lane's group, a share a lane: SpreadPlan) | slots x T, atoms x vector<accPerLane x T>, i32, vector<atoms*accPerLane/g x T> |
+// | vec | a 1-d vector: row form (one scalar per row slot), column form (the column's value at every accumulator element), affine (b + column) and/or spread (the distinct columns of the lane's group, a share a lane: SpreadPlan) | slots x T, atoms x vector<accPerLane x T>, i32, vector<SpreadPlan::slots(atoms) x T> |
 // | token_ids | per-key page ids, never materialized | none (1:0) |
 //
 // T is the element type with index as i32. Splat vectors (a splat constant,
@@ -110,7 +110,7 @@ public:
   /// The spread plan of the kernel's layout (groups of
   /// TargetInfo::groupBroadcastLanes), if it has one.
   const std::optional<SpreadPlan> &spreadPlan() const { return spread; }
-  /// Lanes of a spread form's slot, over a vector of `n` columns.
+  /// The slots of a spread form of a vector of `n` columns.
   int64_t spreadSlots(int64_t n) const;
 
   /// The converted types of a value of form `f`.
