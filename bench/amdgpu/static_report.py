@@ -57,9 +57,20 @@ REQUESTS = [
     ("K/V through registers, P=1024, per_tensor, causal", ["--lds-loads=false", "--quant", "per_tensor"]),
     ("K/V through registers, D=256, P=1024, kv_blockscale, causal",
      ["--lds-loads=false", "--head-dim", "256"]),
+    # gfx942 only: K by 4-byte loads straight into LDS, V in a register
+    # stage (--lds-loads; the chip's choice is off), against its default.
+    ("K into LDS, P=1024, kv_blockscale, causal", ["--lds-loads"]),
+    ("K into LDS, P=16, kv_blockscale, causal", ["--lds-loads", "--page-size", "16"]),
+    ("K into LDS, P=64, kv_blockscale, causal", ["--lds-loads", "--page-size", "64"]),
+    ("K into LDS, P=1024, per_tensor, causal", ["--lds-loads", "--quant", "per_tensor"]),
+    ("K into LDS, D=64, P=1024, kv_blockscale, causal", ["--lds-loads", "--head-dim", "64"]),
+    ("K into LDS, D=256, P=1024, kv_blockscale, causal", ["--lds-loads", "--head-dim", "256"]),
+    ("K into LDS, 8 waves (block_m 256), P=1024, kv_blockscale, causal",
+     ["--lds-loads", "--warps", "8"]),
 ]
-# Rows only one chip reaches (the flag has no effect on the other).
-ONLY = {"--lds-loads=false": "gfx950"}
+# Rows only one chip reaches (the flag has no effect on the other, or is
+# its default).
+ONLY = {"--lds-loads=false": "gfx950", "--lds-loads": "gfx942"}
 MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64,
        "v_mfma_f32_32x32x8_bf16": 32 * 32 * 8, "v_mfma_f32_32x32x16_bf16": 32 * 32 * 16}
 

@@ -103,7 +103,7 @@ DType dtypeOf(int32_t fmt) {
 enum class State {
   Runnable, AtWaveOp, AtBarrier, AtNamedBarrier, AtMBarrier, Stopped, Done
 };
-enum class WaveOp { None, Shuffle, ReadFirstLane, Transpose8, Mma, Wgmma, Elect };
+enum class WaveOp { None, Shuffle, ReadFirstLane, Transpose8, Mma, Wgmma, Elect, LdsWait };
 
 struct Lane {
   ucontext_t ctx;
@@ -128,6 +128,8 @@ struct Lane {
   struct LdsLoad {
     uint8_t *at;
     uint8_t bytes[16];
+    int64_t size; // 16 (gfx950) or 4 (gfx942)
+    uint8_t before[16];
   };
   std::vector<LdsLoad> ldsLoads;
 };
@@ -213,12 +215,32 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-/// Lands the oldest of `l`'s loads into LDS, all but the newest `keep`.
-void landLdsLoads(Lane &l, size_t keep) {
+/// Lands the oldest of `l`'s loads into LDS, all but the newest `keep`. A
+/// load whose bytes changed since it was issued, other than by the lane's
+/// own earlier loads (a store, or another lane's load, wrote them while it
+/// was in flight: on the hardware the order of the two is undefined), is
+/// an error, returned.
+std::string landLdsLoads(Lane &l, size_t keep) {
   size_t n = l.ldsLoads.size() > keep ? l.ldsLoads.size() - keep : 0;
-  for (size_t i = 0; i < n; ++i)
-    std::memcpy(l.ldsLoads[i].at, l.ldsLoads[i].bytes, 16);
+  std::string err;
+  for (size_t i = 0; i < n; ++i) {
+    const Lane::LdsLoad &d = l.ldsLoads[i];
+    if (err.empty() && std::memcmp(d.at, d.before, d.size))
+      err = "a load into LDS lands on bytes written while it was in flight (at " +
+            hex(reinterpret_cast<uint64_t>(d.at)) + ", " + std::to_string(d.size) +
+            " bytes, loaded by lane " + std::to_string(l.linear) + ")";
+    std::memcpy(d.at, d.bytes, d.size);
+    // The lane's later loads land after this one (in issue order): what
+    // they find is what it wrote.
+    for (size_t k = i + 1; k < l.ldsLoads.size(); ++k) {
+      Lane::LdsLoad &e = l.ldsLoads[k];
+      for (int64_t b = 0; b < e.size; ++b)
+        if (e.at + b >= d.at && e.at + b < d.at + d.size)
+          e.before[b] = e.at[b];
+    }
+  }
   l.ldsLoads.erase(l.ldsLoads.begin(), l.ldsLoads.begin() + n);
+  return err;
 }
 
 void trampoline() {
@@ -537,6 +559,7 @@ const char *opName(WaveOp op) {
   case WaveOp::Mma: return "MMA";
   case WaveOp::Wgmma: return "wgmma";
   case WaveOp::Elect: return "elect.sync";
+  case WaveOp::LdsWait: return "s_waitcnt vmcnt";
   default: return "?";
   }
 }
@@ -734,6 +757,14 @@ bool runWorkgroup(Launch &L) {
       case WaveOp::Elect: // every lane is active: the first one is elected
         for (int64_t i = 0; i < n; ++i)
           wave[i]->result = i == 0;
+        break;
+      case WaveOp::LdsWait: // the wave's loads into LDS land together
+        for (int64_t i = 0; i < n && err.empty(); ++i)
+          err = landLdsLoads(*wave[i], static_cast<size_t>(wave[i]->value));
+        if (!err.empty()) {
+          setError(err + " (" + where(L, first) + ")");
+          return false;
+        }
         break;
       case WaveOp::Transpose8:
         if (n % 16) {
@@ -938,23 +969,27 @@ int64_t fmha_lane_id(int32_t which) {
   }
 }
 
-/// A load of 16 bytes (lo, hi: little-endian) into LDS byte address `at`:
-/// in flight until the lane waits for it. `at` must lie in one workgroup
-/// buffer.
-void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi) {
+/// A load of `bytes` (16 or 4; lo, hi: little-endian) into LDS byte
+/// address `at`: in flight until the lane waits for it. `at` must lie in
+/// one workgroup buffer.
+void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi, int64_t bytes) {
   Launch &L = *tLaunch;
   auto *p = reinterpret_cast<uint8_t *>(at);
+  if (bytes != 16 && bytes != 4)
+    return stop("a load into LDS of " + std::to_string(bytes) + " bytes (16 or 4 are "
+                "emulated; " + where(L, *L.current) + ")");
   bool inside = false;
   for (auto [off, size] : L.shared)
-    inside |= L.arena && p >= L.arena + off && p + 16 <= L.arena + off + size;
+    inside |= L.arena && p >= L.arena + off && p + bytes <= L.arena + off + size;
   if (!inside)
     return stop("a load into LDS at " + hex(static_cast<uint64_t>(at)) +
                 " outside the workgroup buffers (" + where(L, *L.current) + ")");
-  Lane::LdsLoad load{p, {}};
+  Lane::LdsLoad load{p, {}, bytes, {}};
+  std::memcpy(load.before, p, bytes);
   std::memcpy(load.bytes, &lo, 8);
   std::memcpy(load.bytes + 8, &hi, 8);
   if (tLdsLoadsAtIssue)
-    std::memcpy(load.at, load.bytes, 16);
+    std::memcpy(load.at, load.bytes, bytes);
   else
     L.current->ldsLoads.push_back(load);
 }
@@ -963,8 +998,10 @@ void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi) {
 /// loads into LDS land. (The hardware's count also takes the wave's other
 /// vector loads, which only make it wait for more: counting loads into LDS
 /// alone, the emulator lands the fewest the hardware may have landed.)
-void fmha_lane_lds_load_wait(int32_t pending) {
-  landLdsLoads(*tLaunch->current, pending < 0 ? 0 : static_cast<size_t>(pending));
+void fmha_lane_lds_load_wait(int32_t site, int32_t pending) {
+  Lane &l = self();
+  l.value = pending < 0 ? 0 : pending;
+  suspend(State::AtWaveOp, WaveOp::LdsWait, site);
 }
 
 void *fmha_lane_shared(int32_t index, int64_t bytes) {

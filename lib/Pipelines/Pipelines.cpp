@@ -97,7 +97,8 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   o.pingPong = options.pingPong;
   o.vdRoute = options.vdRoute;
   o.kvUnroll = options.kvUnroll;
-  o.ldsLoads = options.ldsLoads;
+  if (options.ldsLoads != llvm::cl::BOU_UNSET)
+    o.ldsLoads = options.ldsLoads == llvm::cl::BOU_TRUE;
   o.warps = options.warps;
   return o;
 }
@@ -247,13 +248,20 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
         pm.addPass(createFmhaPingPong());
     }
   }
-  // gfx950, when asked: K and V by loads straight into LDS, one stage each:
-  // this tile's V in flight behind S and the softmax, the next tile's K
-  // behind P V.
-  if (options.ldsLoads && info && info->vendor == ChipVendor::AMDGPU &&
-      info->ldsLoads16) {
+  // AMDGPU, the chip's choice unless asked: K by loads straight into LDS
+  // (V too on gfx950), one stage each: this tile's V in flight behind S
+  // (and the softmax on gfx950), the next tile's K behind P V. gfx942's
+  // loads take 4 bytes a lane (16 loads and M0 writes a K tile a wave where
+  // 4 loads and 4 LDS stores did): off unless asked (bench/NOTES.md,
+  // 2026-12-06, fourteenth session).
+  if (info && info->vendor == ChipVendor::AMDGPU && info->ldsLoadBytes &&
+      options.ldsLoads.value_or(info->ldsLoadBytes >= 16)) {
     FmhaPipelineKVStagesOptions stages;
     stages.singleStage = true;
+    // gfx942 (4-byte loads into LDS, no transpose loads): V comes through
+    // registers, its V^T written by the lanes at its read, which is then
+    // best right after S (bench/NOTES.md, 2026-12-06, fourteenth session).
+    stages.vAfterScores = info->ldsLoadBytes < 16;
     pm.addPass(createFmhaPipelineKVStages(stages));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

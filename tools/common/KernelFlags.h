@@ -73,13 +73,14 @@ inline cl::opt<int64_t> optKvUnroll(
              "(fmha-unroll-kv-loop; -1, the default: 2 for kv_blockscale, else "
              "1; 1: off)"),
     cl::init(-1), cl::cat(kToolCategory));
-inline cl::opt<bool> optLdsLoads(
+inline cl::opt<cl::boolOrDefault> optLdsLoads(
     "lds-loads",
-    cl::desc("gfx950: K and V brought by loads straight into LDS (buffer_load "
-             "... lds), this tile's V and the next tile's K in flight behind "
-             "the products (fmha-pipeline-kv-stages single-stage; on by "
-             "default, =false: through registers); another chip ignores it"),
-    cl::init(true), cl::cat(kToolCategory));
+    cl::desc("AMDGPU: K brought by loads straight into LDS (buffer_load ... "
+             "lds; V too on gfx950), this tile's V and the next tile's K in "
+             "flight behind the products (fmha-pipeline-kv-stages "
+             "single-stage); unset: the chip's choice (gfx950 on, gfx942 "
+             "off), =true or =false; an NVIDIA chip ignores it"),
+    cl::init(cl::BOU_UNSET), cl::cat(kToolCategory));
 inline cl::opt<int64_t> optWarps(
     "warps",
     cl::desc("AMDGPU: waves of a workgroup sharing each K/V tile (0, the "
@@ -105,7 +106,8 @@ template <typename Options> void applyKernelFlags(Options &o) {
   o.pingPong = optPingPong;
   o.kvStages = optKvStages;
   o.kvUnroll = optKvUnroll;
-  o.ldsLoads = optLdsLoads;
+  if (optLdsLoads != cl::BOU_UNSET)
+    o.ldsLoads = optLdsLoads == cl::BOU_TRUE;
   o.vdRoute = optVdRoute;
   o.warps = optWarps;
 }

@@ -399,14 +399,14 @@ void ldsLoadLane(int64_t *) {
   auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 16 * 128));
   auto at = [&](int64_t lane) { return reinterpret_cast<int64_t>(s + 16 * lane); };
   int64_t v1 = 0x0101010101010101 * 1, v2 = 0x0101010101010101 * 2;
-  fmha_lane_lds_load(at(t), v1, v1); // older: lands at wait(1)
-  fmha_lane_lds_load(at(t), v2, v2); // newer: stays in flight at wait(1)
+  fmha_lane_lds_load(at(t), v1, v1, 16); // older: lands at wait(1)
+  fmha_lane_lds_load(at(t), v2, v2, 16); // newer: stays in flight at wait(1)
   fmha_lane_barrier(1);              // lands nothing
   gOut[t] = s[16 * t];
-  fmha_lane_lds_load_wait(1);
+  fmha_lane_lds_load_wait(10, 1);
   fmha_lane_barrier(2);
   gOut[256 + t] = s[16 * t];
-  fmha_lane_lds_load_wait(0);
+  fmha_lane_lds_load_wait(11, 0);
   fmha_lane_barrier(3);
   gOut[128 + t] = s[16 * t];
 }
@@ -429,10 +429,80 @@ TEST(LaneRuntime, LdsLoadsLandAtTheirWaitNotAtABarrier) {
   EXPECT_EQ(gOut[0], 2);
 }
 
+// gfx942's 4-byte loads into LDS: lane t loads 4 bytes into word 4 t + 1
+// of a buffer whose bytes are 0x7F; after the wait, exactly those 4 bytes
+// changed (gOut[4 t + j], j = 0..7 of the lane's two words), and a size
+// other than 4 or 16 is an error.
+void ldsLoad4Lane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 8 * 64));
+  int64_t word = 0x0102030405060708;
+  fmha_lane_lds_load(reinterpret_cast<int64_t>(s + 8 * t + 4), word, word, 4);
+  fmha_lane_lds_load_wait(10, 0);
+  fmha_lane_barrier(1);
+  for (int64_t j = 0; j < 8; ++j)
+    gOut[8 * t + j] = s[8 * t + j];
+}
+
+TEST(LaneRuntime, FourByteLdsLoadsWriteFourBytes) {
+  gOut.assign(512, -1);
+  fmha_lane_launch(ldsLoad4Lane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t t = 0; t < 64; ++t)
+    for (int64_t j = 0; j < 8; ++j)
+      EXPECT_EQ(gOut[8 * t + j], j < 4 ? 0x7F : 8 - (j - 4)) << "lane " << t << " byte " << j;
+}
+
+// The wait is the wave's (s_waitcnt): every lane's loads land before any
+// lane goes on, so a lane reads, with no barrier, the word the next lane's
+// load wrote into its slot (gfx942's loads write other lanes' chunks).
+void ldsLoadWaveWaitLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *s = static_cast<int32_t *>(fmha_lane_shared(0, 4 * 64));
+  int64_t word = 1000 + t;
+  fmha_lane_lds_load(reinterpret_cast<int64_t>(s + (t + 63) % 64), word, 0, 4);
+  fmha_lane_lds_load_wait(20, 0);
+  gOut[t] = s[t];
+}
+
+TEST(LaneRuntime, TheLdsWaitIsTheWaves) {
+  gOut.assign(64, -1);
+  fmha_lane_launch(ldsLoadWaveWaitLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  for (int64_t t = 0; t < 64; ++t)
+    EXPECT_EQ(gOut[t], 1000 + (t + 1) % 64) << "lane " << t;
+}
+
+// A store to bytes a load into LDS still has in flight: the load lands
+// over it, an order the hardware does not define, and the emulator says so.
+void ldsLoadOverStoreLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 16 * 64));
+  fmha_lane_lds_load(reinterpret_cast<int64_t>(s + 16 * t), 1, 1, 16);
+  s[16 * t] = 9;
+  fmha_lane_lds_load_wait(21, 0);
+}
+
+TEST(LaneRuntime, AnLdsLoadLandingOverAStoreIsAnError) {
+  fmha_lane_launch(ldsLoadOverStoreLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  EXPECT_NE(lane::takeLaneRuntimeError().find("lands on bytes written while it was in flight"),
+            std::string::npos);
+}
+
+void ldsLoadBadSizeLane(int64_t *) {
+  auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 64));
+  fmha_lane_lds_load(reinterpret_cast<int64_t>(s), 1, 1, 8);
+}
+
+TEST(LaneRuntime, LdsLoadOfAnotherSizeIsAnError) {
+  fmha_lane_launch(ldsLoadBadSizeLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  EXPECT_NE(lane::takeLaneRuntimeError().find("a load into LDS of 8 bytes"), std::string::npos);
+}
+
 void ldsLoadOutsideLane(int64_t *) {
   int64_t local[2] = {0, 0};
   fmha_lane_shared(0, 64);
-  fmha_lane_lds_load(reinterpret_cast<int64_t>(local), 1, 1);
+  fmha_lane_lds_load(reinterpret_cast<int64_t>(local), 1, 1, 16);
 }
 
 TEST(LaneRuntime, LdsLoadOutsideTheWorkgroupBuffersIsAnError) {

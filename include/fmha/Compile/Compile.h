@@ -16,6 +16,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,11 +57,11 @@ struct CompileOptions {
   /// (fmha-unroll-kv-loop; -1: its auto rule, 2 where the loop gathers
   /// descales (kv_blockscale), else 1; 1: off).
   int64_t kvUnroll = -1;
-  /// gfx950: K and V brought by loads straight into LDS (buffer_load ...
-  /// lds), this tile's V and the next tile's K in flight behind the
-  /// products (fmha-pipeline-kv-stages single-stage). On by default;
-  /// another chip ignores it.
-  bool ldsLoads = true;
+  /// AMDGPU: K brought by loads straight into LDS (buffer_load ... lds; V
+  /// too on gfx950), this tile's V and the next tile's K in flight behind
+  /// the products (fmha-pipeline-kv-stages single-stage). Unset: the chip's
+  /// choice (gfx950 on, gfx942 off); an NVIDIA chip ignores it.
+  std::optional<bool> ldsLoads;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).

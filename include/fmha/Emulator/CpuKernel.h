@@ -25,6 +25,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,9 @@ struct CpuKernelOptions {
   bool pingPong = false;   ///< with warpSpecialize: fmha-ping-pong
   int64_t kvStages = 2;    ///< with `pipeline`: stages of each K/V ring
   int64_t kvUnroll = -1;   ///< AMDGPU: fmha-unroll-kv-loop's factor (-1: auto)
-  bool ldsLoads = true;    ///< gfx950: K and V by loads straight into LDS
+  /// AMDGPU: K (and on gfx950 V) by loads straight into LDS; unset: the
+  /// chip's choice (gfx950 on, gfx942 off).
+  std::optional<bool> ldsLoads;
   int64_t warps = 0;       ///< AMDGPU: a workgroup's waves (0: the chip's)
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;

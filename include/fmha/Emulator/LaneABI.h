@@ -69,13 +69,17 @@
 //                                              // barrier (fmha_lane_barrier)
 //   int32_t fmha_lane_elect(i32 site)          // elect.sync: a wave op, 1 in
 //                                              // the wave's first lane
-//   void    fmha_lane_lds_load(i64 at, i64 lo, i64 hi)
-//                                              // a load of 16 bytes into
-//                                              // LDS address at (gfx950's
-//                                              // buffer_load ... lds): in
+//   void    fmha_lane_lds_load(i64 at, i64 lo, i64 hi, i64 bytes)
+//                                              // a load of 16 or 4 bytes
+//                                              // into LDS address at
+//                                              // (buffer_load ... lds of
+//                                              // gfx950 / gfx942): in
 //                                              // flight until a wait
-//   void    fmha_lane_lds_load_wait(i32 n)     // s_waitcnt vmcnt(n): all but
-//                                              // the lane's newest n land
+//   void    fmha_lane_lds_load_wait(i32 site, i32 n)
+//                                              // s_waitcnt vmcnt(n), a wave
+//                                              // op: once every lane of the
+//                                              // wave is at it, all but each
+//                                              // lane's newest n land
 //
 // A "site" is the id of the op that made the call; the lanes of a wave must
 // meet at the same site. The sites of a kernel's wave ops and
@@ -207,8 +211,8 @@ int64_t fmha_lane_mbarrier_arrive(int32_t site, int64_t addr, int32_t count);
 void fmha_lane_mbarrier_wait(int32_t site, int64_t addr, int32_t parity);
 void fmha_lane_named_barrier(int32_t site, int32_t id, int32_t n, int32_t wait);
 int32_t fmha_lane_elect(int32_t site);
-void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi);
-void fmha_lane_lds_load_wait(int32_t pending);
+void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi, int64_t bytes);
+void fmha_lane_lds_load_wait(int32_t site, int32_t pending);
 }
 
 #endif // FMHA_EMULATOR_LANEABI_H

@@ -12,6 +12,8 @@
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlir {
 class OpPassManager;
 namespace fmha {
@@ -104,13 +106,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("AMDGPU: fmha-unroll-kv-loop's factor (-1, the default: "
                      "its rule, 2 for kv_blockscale, else 1; 1: off)"),
       llvm::cl::init(-1)};
-  PassOptions::Option<bool> ldsLoads{
+  PassOptions::Option<llvm::cl::boolOrDefault> ldsLoads{
       *this, "lds-loads",
-      llvm::cl::desc("gfx950: K and V brought by loads straight into LDS, "
-                     "a tile's V and the next tile's K in flight behind the "
-                     "products (fmha-pipeline-kv-stages single-stage; on by "
-                     "default, false: through registers)"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("AMDGPU: K brought by loads straight into LDS (V too on "
+                     "gfx950), a tile's V and the next tile's K in flight "
+                     "behind the products (fmha-pipeline-kv-stages "
+                     "single-stage); unset: the chip's choice (gfx950 on, "
+                     "gfx942 off), true or false"),
+      llvm::cl::init(llvm::cl::BOU_UNSET)};
   PassOptions::Option<int64_t> warps{
       *this, "warps",
       llvm::cl::desc("AMDGPU: fmha-select-config's warps, the waves of a "
@@ -207,11 +210,13 @@ struct LaneKernelOptions {
   /// AMDGPU: fmha-unroll-kv-loop's factor (-1: its auto rule, 2 for a loop
   /// that gathers descales, 1 otherwise; 1: off).
   int64_t kvUnroll = -1;
-  /// gfx950: fmha-pipeline-kv-stages single-stage (K and V by loads
-  /// straight into LDS, this tile's V and the next tile's K in flight
-  /// behind the products). On by default (bench/NOTES.md, 2026-12-06,
-  /// twelfth session: fewer modelled cycles on every fp8 row).
-  bool ldsLoads = true;
+  /// AMDGPU: fmha-pipeline-kv-stages single-stage (K by loads straight
+  /// into LDS, V too on gfx950, this tile's V and the next tile's K in
+  /// flight behind the products). Unset: the chip's choice, on for gfx950
+  /// (bench/NOTES.md, 2026-12-06, twelfth session: fewer modelled cycles
+  /// on every fp8 row), off for gfx942 (fourteenth session: its 4-byte
+  /// loads cost more than they hide on most rows).
+  std::optional<bool> ldsLoads;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
   /// fmha-select-config's warps (0: the chip's; AMDGPU: 8 shares each K/V

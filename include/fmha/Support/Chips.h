@@ -99,11 +99,11 @@ struct ChipInfo {
   /// (TargetInfo::uniformUnrolledCount; measured 2026-12-06: without it the
   /// counter lived in a VGPR, on gfx942 the statement cost 2 SGPR spills).
   bool uniformUnrolledCount = false;
-  /// gfx950 (CDNA4): a 16-byte buffer load writes straight into LDS
-  /// (buffer_load_dwordx4 ... lds), each lane's bytes at the wave's LDS
-  /// base + 16 x lane (TargetInfo::loadToLds16). gfx942's LDS loads take
-  /// 4 bytes a lane.
-  bool ldsLoads16 = false;
+  /// The bytes a lane's buffer load writes straight into LDS, each lane's
+  /// at the wave's LDS base + bytes x lane (TargetInfo::loadToLds): 16 on
+  /// gfx950 (CDNA4, buffer_load_dwordx4 ... lds), 4 on gfx942
+  /// (buffer_load_dword ... lds); 0 where the chip has no such load.
+  int64_t ldsLoadBytes = 0;
 
   /// The promote steps of S (pv false) or of P V when fp8 products run on
   /// this chip's warpgroup MMA (the emulating reference's

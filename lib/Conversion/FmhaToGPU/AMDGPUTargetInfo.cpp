@@ -159,7 +159,7 @@ public:
         b, loc, VectorType::get({8}, b.getI8Type()), lds, ValueRange{ix});
   }
   bool hasBoundedViews() const override { return true; }
-  bool hasLdsLoads16() const override { return info.ldsLoads16; }
+  int64_t ldsLoadBytes() const override { return info.ldsLoadBytes; }
   Value readOnlyInput(OpBuilder &b, Location loc, Value mem) const override {
     auto t = cast<MemRefType>(mem.getType());
     // The kernel's inputs are global memory: address space 1 (or none).
@@ -170,10 +170,12 @@ public:
                              b.getI64IntegerAttr(4));
     return memref::MemorySpaceCastOp::create(b, loc, c, mem);
   }
-  void loadToLds16(OpBuilder &b, Location loc, Value view, ValueRange ix, Value lds,
-                   Value ldsIx) const override {
-    amdgpu::GatherToLDSOp::create(b, loc, view, ix, lds, ValueRange{ldsIx},
-                                  TypeAttr::get(VectorType::get({4}, b.getI32Type())));
+  void loadToLds(OpBuilder &b, Location loc, Value view, ValueRange ix, Value lds,
+                 Value ldsIx) const override {
+    // 16 bytes: vector<4xi32> (gfx950); 4 bytes: i32 (gfx942).
+    Type word = b.getI32Type();
+    Type t = info.ldsLoadBytes == 4 ? word : VectorType::get({info.ldsLoadBytes / 4}, word);
+    amdgpu::GatherToLDSOp::create(b, loc, view, ix, lds, ValueRange{ldsIx}, TypeAttr::get(t));
   }
   bool uniformWordRuns() const override { return true; }
   bool selectsOverLaneLoads() const override { return true; }
@@ -223,6 +225,12 @@ public:
         amdgpu::sched_barrier_opt_enumAttr::get(
             b.getContext(), amdgpu::sched_barrier_opt_enum::mfma_wmma));
   }
+  void scheduleBoundary(OpBuilder &b, Location loc) const override {
+    amdgpu::SchedBarrierOp::create(
+        b, loc,
+        amdgpu::sched_barrier_opt_enumAttr::get(b.getContext(),
+                                                amdgpu::sched_barrier_opt_enum::none));
+  }
   void barrier(OpBuilder &b, Location loc) const override {
     gpu::BarrierOp::create(b, loc);
   }
@@ -233,10 +241,7 @@ public:
   /// past the wait and the barrier after it (measured: 6 of a tile's 8
   /// S MFMAs behind V's wait), leaving the loads nothing to run behind.
   void waitLdsLoads(OpBuilder &b, Location loc) const override {
-    amdgpu::SchedBarrierOp::create(
-        b, loc,
-        amdgpu::sched_barrier_opt_enumAttr::get(b.getContext(),
-                                                amdgpu::sched_barrier_opt_enum::none));
+    scheduleBoundary(b, loc);
     amdgpu::MemoryCounterWaitOp::create(b, loc, /*load=*/b.getI32IntegerAttr(0),
                                         /*store=*/nullptr, /*ds=*/nullptr,
                                         /*exp=*/nullptr, /*tensor=*/nullptr);

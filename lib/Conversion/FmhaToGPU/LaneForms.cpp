@@ -300,9 +300,9 @@ LogicalResult LaneForms::visit(Operation *op) {
     return success();
   };
   if (auto x = dyn_cast<StageKVOp>(op)) {
-    // Loads straight into LDS (gfx950) take one-stage rings of fp8 tiles
+    // Loads straight into LDS (AMDGPU) take one-stage rings of fp8 tiles
     // read through a bounded view (a static row stride).
-    bool ldsLoads = ti->hasLdsLoads16() && x.getStages() == 1;
+    bool ldsLoads = ti->ldsLoadBytes() && x.getStages() == 1;
     if (!ti->hasAsyncCopies() && !ldsLoads)
       return fail("fmha.stage_kv needs asynchronous copies into shared "
                   "memory, which this chip's lowering does not have (loads "
@@ -354,7 +354,7 @@ LogicalResult LaneForms::visit(Operation *op) {
     // keys and a bit-linear inverse of pvKeyPosition; else V^T as before.)
     auto staged = dyn_cast<StagedKVOp>(op);
     auto filler = staged ? dyn_cast_or_null<StageKVOp>(staged.getFiller()) : StageKVOp();
-    bool rowMajorStage = filler && ti->hasLdsLoads16() && filler.getStages() == 1;
+    bool rowMajorStage = filler && ti->ldsLoadBytes() && filler.getStages() == 1;
     f.vRowMajor = isV && (isa<GatherKVOp>(op) || rowMajorStage) && ti->transposeLoadsV() &&
                   layout->atom.k == 64 && layout->atom.m == 32 && bn % 64 == 0 &&
                   pvKeyInverse(*ti, bn).has_value();

@@ -61,6 +61,17 @@ void splitLoopSplats(gpu::GPUFuncOp kernel) {
   });
 }
 
+/// Whether `r` reads a register stage (LaneContext::Ring::viaRegisters): a
+/// one-stage ring of V tiles the lanes transpose (V^T read as such, not by
+/// transpose loads) on a chip with loads into LDS (gfx942). Its stage holds
+/// V^T, written from registers at the read; a row-major stage beside the
+/// V^T buffer would take 16 KiB more LDS, one workgroup a CU.
+bool readsRegisterStage(StagedKVOp r, const LaneForms &forms, const TargetInfo &ti) {
+  const ValueForm *f = forms.lookup(r.getTile());
+  return ti.ldsLoadBytes() && !ti.transposeLoadsV() && r.getStages() == 1 &&
+         !r.getByBarrier() && f && f->isV && f->transposedInLds();
+}
+
 /// Step 3's barriers, in program order.
 struct LdsBarriers {
   const TargetInfo &ti;
@@ -95,7 +106,7 @@ struct LdsBarriers {
   /// where it transposes a V tile out of the stage.
   bool ownsBarrier(Operation &op) const {
     auto s = dyn_cast<StagedKVOp>(op);
-    return s && !s.getByBarrier() && s.getStages() == 1;
+    return s && !s.getByBarrier() && s.getStages() == 1 && !readsRegisterStage(s, forms, ti);
   }
   bool transposesOut(Operation &op) const {
     const ValueForm *f = forms.lookup(op.getResult(0));
@@ -148,8 +159,14 @@ struct LdsBarriers {
         read = readV = false;
       } else if (auto st = dyn_cast<StageKVOp>(op); st && st.getStages() == 1) {
         // Loads into a one-stage ring overwrite what a read before them
-        // (another loop's tile in the same buffer) may still need.
-        if (read) {
+        // (another loop's tile in the same buffer) may still need. LDS
+        // writes not yet fenced (a register stage's V^T, gfx942) are fenced
+        // before them: the fence of a barrier after them would wait for
+        // the loads too (s_waitcnt vmcnt(0) right after they are issued).
+        if (written) {
+          emitBarrier(&op, /*afterWrites=*/true);
+          written = read = readV = false;
+        } else if (read) {
           barrierBefore(&op);
           read = readV = false;
         }
@@ -191,7 +208,7 @@ struct LdsBarriers {
                          [](StageKVOp st) { return st.getStages() == 1; })) {
           OpBuilder b = OpBuilder::atBlockEnd(f->getBlock());
           b.setInsertionPointAfter(f);
-          if (ti.hasLdsLoads16())
+          if (ti.ldsLoadBytes())
             ti.waitLdsLoads(b, f.getLoc());
           else
             ti.asyncWait(b, f.getLoc(), 0);
@@ -372,11 +389,18 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     ring.form.ldsRows = t.getDimSize(0);
     ring.form.ldsCols = t.getDimSize(1) * layout->atom.elemBytes;
     ring.stages = s.getStages();
+    // A register stage (readsRegisterStage): the stage holds V^T.
+    kernel.walk([&](StagedKVOp r) {
+      if (r.getRing() == s.getRing() && readsRegisterStage(r, forms, ti)) {
+        ring.form = *forms.lookup(r.getTile());
+        ring.viaRegisters = ring.transposed = true;
+      }
+    });
     ring.stageBytes = ring.form.ldsRows * ring.form.ldsCols;
     ring.buffer = workgroupBytes(ring.stages * ring.stageBytes, s.getLoc(),
                                  ring.form.ldsCols);
     lc.rings[s.getRing()] = ring;
-    lc.ldsLoads |= ti.hasLdsLoads16();
+    lc.ldsLoads |= ti.ldsLoadBytes() > 0;
   });
   // The rings of fmha.stage_transpose (warp roles: V tiles the producer
   // transposed): a tile each in the V operand's form, as the consumers'
@@ -456,9 +480,11 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
       return false; // Q in operand registers
     // K, V transposed by the producer, or V read by transpose loads (as
     // staged, row-major): read in its ring stage.
-    return !isa<StagedKVOp>(g) ||
+    auto staged = dyn_cast<StagedKVOp>(g);
+    return !staged ||
            (fp->isV && fp->transposedInLds() &&
-            !isa_and_nonnull<StageTransposeOp>(cast<StagedKVOp>(g).getFiller()));
+            !isa_and_nonnull<StageTransposeOp>(staged.getFiller()) &&
+            !lc.rings.at(staged.getRing()).viaRegisters);
   };
   kernel.walk([&](Operation *g) {
     if (!stagesTile(g))

@@ -34,6 +34,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <functional>
 #include <map>
@@ -540,11 +541,16 @@ struct KVTileSource {
   std::function<void(Value r, Value c16, Value at)> copy;
   /// Row-major tiles read through a view: instead of load and store, the
   /// chunk at byte column c16 of `view`'s row `inView` written straight
-  /// into LDS byte `at` (TargetInfo::loadToLds16); null where the chip has
+  /// into LDS byte `at` (TargetInfo::loadToLds); null where the chip has
   /// no such load.
   std::function<void(Value r, Value view, Value inView, Value c16, Value at)> loadToLds;
   /// The tile's bounded view of its rows, or null.
   Value view;
+  /// V^T of a register stage (fmha.stage_kv of a ring whose V tiles are
+  /// transposed at their staged read, LaneContext::Ring::viaRegisters):
+  /// each step's loads are issued here, its permutes and LDS stores
+  /// appended instead, to run into the buffer their closure is given.
+  SmallVector<std::function<void(ImplicitLocOpBuilder &, Value)>> *deferTranspose = nullptr;
   /// For per-token ids, the bounded view of the rows from key `first` to
   /// the end of its page (page `page` of the tile when that is known at
   /// compile time; else the one of the tile's pages `candidates` that holds
@@ -749,8 +755,41 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
         Value g0 = arith::AddIOp::create(
             b, arith::MulIOp::create(b, lc.waveV, laneConstI32(b, lc.layout.wave)),
             laneConstI32(b, i * active));
-        src.loadToLds(r0, view, inView, c16,
-                      arith::MulIOp::create(b, g0, laneConstI32(b, chunk)));
+        Value run = arith::MulIOp::create(b, g0, laneConstI32(b, chunk));
+        int64_t w = lc.ti.ldsLoadBytes();
+        if (w == chunk) {
+          src.loadToLds(r0, view, inView, c16, run);
+        } else {
+          // Loads of w < 16 bytes a lane (gfx942: 4): the wave's run of
+          // chunks in chunk / w loads. Load j's lane l writes byte
+          // run + j wave w + w l, byte (w l) % 16 of the run's chunk
+          // l' = (j wave w + w l) / 16, whose row and column the lane reads
+          // (g - l is a multiple of perRow: chunk l' is row
+          // r0 - l / perRow + l' / perRow, column 16 (l' % perRow)).
+          if (keysPer != 1 || chunk % w || (lc.layout.wave * w) % chunk ||
+              lc.layout.wave % perRow || active != threads)
+            llvm::reportFatalInternalError(
+                "emitKVTile: loads into LDS of fewer than 16 bytes a lane need K "
+                "rows of whole chunks, a wave of whole rows and every thread active");
+          Value ownRow = arith::DivUIOp::create(b, lc.laneV, laneConstI32(b, perRow));
+          Value wl = arith::MulIOp::create(b, lc.laneV, laneConstI32(b, w));
+          for (int64_t j = 0; j < chunk / w; ++j) {
+            Value o = arith::AddIOp::create(b, wl, laneConstI32(b, j * lc.layout.wave * w));
+            Value other = arith::DivUIOp::create(b, o, laneConstI32(b, chunk));
+            Value dRow = arith::SubIOp::create(
+                b, arith::DivUIOp::create(b, other, laneConstI32(b, perRow)), ownRow);
+            Value col = arith::AddIOp::create(
+                b,
+                arith::MulIOp::create(
+                    b, arith::RemUIOp::create(b, other, laneConstI32(b, perRow)),
+                    laneConstI32(b, chunk)),
+                arith::RemUIOp::create(b, o, laneConstI32(b, chunk)));
+            src.loadToLds(arith::AddIOp::create(b, r0, dRow), view,
+                          arith::AddIOp::create(b, inView, dRow), col,
+                          arith::AddIOp::create(
+                              b, run, laneConstI32(b, j * lc.layout.wave * w)));
+          }
+        }
       }
       else
         staged.push_back({loadChunk(r0, c16, view, inView), lc.ldsOffset(b, f, r0, c16)});
@@ -761,57 +800,67 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
       rowsK.push_back(loadChunk(arith::AddIOp::create(b, r0, laneConstI32(b, k)), c16,
                                 view, rowAt(k)));
     flushDeferred();
-    // The word's first key's place on V^T's key axis, in bytes.
-    Value p = laneEmitBits(b, *pos, r0);
-    if (eb > 1)
-      p = arith::MulIOp::create(b, p, laneConstI32(b, eb));
-    if (eb == 1 && keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
-      // 4 keys x 4 bytes per dword column: a 4 x 4 byte transpose in two
-      // rounds of byte permutes, {k0.j, k1.j, k2.j, k3.j} for j = 0..3.
-      auto i32v = VectorType::get({chunk / 4}, b.getI32Type());
-      SmallVector<Value> dw;
-      for (Value r : rowsK)
-        dw.push_back(vector::BitCastOp::create(b, i32v, r));
-      auto permute = [&](Value x, Value y, uint32_t sel) {
-        return lc.ti.permuteBytes(b, b.getLoc(), x, y, sel);
-      };
-      auto bytes4 = VectorType::get({4}, b.getI8Type());
-      for (int64_t c = 0; c < chunk / 4; ++c) {
-        Value w[4];
-        for (int k = 0; k < 4; ++k)
-          w[k] = vector::ExtractOp::create(b, dw[k], c);
-        // {x0, y0, x1, y1} and {x2, y2, x3, y3} of two keys' dwords.
-        Value lo01 = permute(w[0], w[1], 0x05010400), hi01 = permute(w[0], w[1], 0x07030602);
-        Value lo23 = permute(w[2], w[3], 0x05010400), hi23 = permute(w[2], w[3], 0x07030602);
-        Value out[4] = {permute(lo01, lo23, 0x05040100), permute(lo01, lo23, 0x07060302),
-                        permute(hi01, hi23, 0x05040100), permute(hi01, hi23, 0x07060302)};
-        for (int j = 0; j < 4; ++j) {
-          Value word = vector::BitCastOp::create(
-              b, bytes4, vector::BroadcastOp::create(
-                             b, VectorType::get({1}, b.getI32Type()), out[j]));
-          Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, 4 * c + j));
-          Value at = lc.ldsOffset(b, f, dd, p);
-          vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
-                                  /*nontemporal=*/false, llvm::Align(4));
+    // The permutes and LDS stores of this step's words, into `lds` (the
+    // tile's V^T buffer); a register stage's (src.deferTranspose) run at
+    // its staged read, after its barrier.
+    auto transposeStep = [&lc, f, pos, r0, c16, rowsK, eb, keysPer,
+                          chunk](ImplicitLocOpBuilder &b, Value lds) {
+      // The word's first key's place on V^T's key axis, in bytes.
+      Value p = laneEmitBits(b, *pos, r0);
+      if (eb > 1)
+        p = arith::MulIOp::create(b, p, laneConstI32(b, eb));
+      if (eb == 1 && keysPer == 4 && chunk % 4 == 0 && lc.ti.hasBytePermute()) {
+        // 4 keys x 4 bytes per dword column: a 4 x 4 byte transpose in two
+        // rounds of byte permutes, {k0.j, k1.j, k2.j, k3.j} for j = 0..3.
+        auto i32v = VectorType::get({chunk / 4}, b.getI32Type());
+        SmallVector<Value> dw;
+        for (Value r : rowsK)
+          dw.push_back(vector::BitCastOp::create(b, i32v, r));
+        auto permute = [&](Value x, Value y, uint32_t sel) {
+          return lc.ti.permuteBytes(b, b.getLoc(), x, y, sel);
+        };
+        auto bytes4 = VectorType::get({4}, b.getI8Type());
+        for (int64_t c = 0; c < chunk / 4; ++c) {
+          Value w[4];
+          for (int k = 0; k < 4; ++k)
+            w[k] = vector::ExtractOp::create(b, dw[k], c);
+          // {x0, y0, x1, y1} and {x2, y2, x3, y3} of two keys' dwords.
+          Value lo01 = permute(w[0], w[1], 0x05010400), hi01 = permute(w[0], w[1], 0x07030602);
+          Value lo23 = permute(w[2], w[3], 0x05010400), hi23 = permute(w[2], w[3], 0x07030602);
+          Value out[4] = {permute(lo01, lo23, 0x05040100), permute(lo01, lo23, 0x07060302),
+                          permute(hi01, hi23, 0x05040100), permute(hi01, hi23, 0x07060302)};
+          for (int j = 0; j < 4; ++j) {
+            Value word = vector::BitCastOp::create(
+                b, bytes4, vector::BroadcastOp::create(
+                               b, VectorType::get({1}, b.getI32Type()), out[j]));
+            Value dd = arith::AddIOp::create(b, c16, laneConstI32(b, 4 * c + j));
+            Value at = lc.ldsOffset(b, f, dd, p);
+            vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
+                                    /*nontemporal=*/false, llvm::Align(4));
+          }
         }
+        return;
       }
-      continue;
-    }
-    // Element e of the chunk (its eb bytes) of each key: one word of
-    // keysPer x eb bytes at V^T row c16 / eb + e.
-    Value all = laneConcat(b, rowsK);
-    Value d0 = eb > 1 ? Value(arith::DivUIOp::create(b, c16, laneConstI32(b, eb))) : c16;
-    for (int64_t e = 0; e < chunk / eb; ++e) {
-      SmallVector<int64_t> mask;
-      for (int64_t k = 0; k < keysPer; ++k)
-        for (int64_t h = 0; h < eb; ++h)
-          mask.push_back(k * chunk + e * eb + h);
-      Value word = vector::ShuffleOp::create(b, all, all, mask);
-      Value dd = arith::AddIOp::create(b, d0, laneConstI32(b, e));
-      Value at = lc.ldsOffset(b, f, dd, p);
-      vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
-                              /*nontemporal=*/false, llvm::Align(keysPer * eb));
-    }
+      // Element e of the chunk (its eb bytes) of each key: one word of
+      // keysPer x eb bytes at V^T row c16 / eb + e.
+      Value all = laneConcat(b, rowsK);
+      Value d0 = eb > 1 ? Value(arith::DivUIOp::create(b, c16, laneConstI32(b, eb))) : c16;
+      for (int64_t e = 0; e < chunk / eb; ++e) {
+        SmallVector<int64_t> mask;
+        for (int64_t k = 0; k < keysPer; ++k)
+          for (int64_t h = 0; h < eb; ++h)
+            mask.push_back(k * chunk + e * eb + h);
+        Value word = vector::ShuffleOp::create(b, all, all, mask);
+        Value dd = arith::AddIOp::create(b, d0, laneConstI32(b, e));
+        Value at = lc.ldsOffset(b, f, dd, p);
+        vector::StoreOp::create(b, word, lds, ValueRange{laneToIndex(b, at)},
+                                /*nontemporal=*/false, llvm::Align(keysPer * eb));
+      }
+    };
+    if (src.deferTranspose)
+      src.deferTranspose->push_back(transposeStep);
+    else
+      transposeStep(b, lds);
   }
   storeStaged();
 }
@@ -910,8 +959,17 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     // and not even a view of that page is made). (NVIDIA's copies keep
     // their guard below: its kernels stay the ones the H100 ran.)
     scf::IfOp guard;
+    // A register stage (Ring::viaRegisters) keeps its loaded chunks for its
+    // staged read: no `if` around them (LaneForms: always enabled).
+    bool viaRegisters = false;
     if constexpr (kStage) {
-      if (lc.ti.hasLdsLoads16()) {
+      viaRegisters = lc.rings.at(op.getRing()).viaRegisters;
+      if (viaRegisters && !matchPattern(op.getEnabled(), m_One()))
+        return op.emitOpError("a V stage loaded into registers (a one-stage ring "
+                              "the lanes transpose) must always be enabled");
+    }
+    if constexpr (kStage) {
+      if (lc.ti.ldsLoadBytes() && !viaRegisters) {
         guard = scf::IfOp::create(b, a.getEnabled()[0], /*withElse=*/false);
         b.setInsertionPointToStart(guard.thenBlock());
       }
@@ -1021,19 +1079,20 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     KVTileSource src;
     src.load = loadChunk;
     src.view = rows;
-    // gfx950's one-stage rings: a row-major tile's chunks go straight from
-    // the view into LDS (no register, no ds_write). The lanes' LDS bytes
-    // of one step are the run 16 x (thread + step x threads) (row-major, no
-    // padding or swizzle on AMDGPU), as the load writes them. (A step
-    // without a view, per-token ids below whole pages, loads and stores.)
-    if (kStage && lc.ti.hasLdsLoads16() && !f.transposedInLds() &&
+    // One-stage rings on a chip with loads into LDS (gfx950 16 bytes a
+    // lane, gfx942 4): a row-major tile's chunks go straight from the view
+    // into LDS (no register, no ds_write). The lanes' LDS bytes of one step
+    // are the run 16 x (thread + step x threads) (row-major, no padding or
+    // swizzle on AMDGPU), as the loads write them. (A step without a view,
+    // per-token ids below whole pages, loads and stores.)
+    if (kStage && lc.ti.ldsLoadBytes() && !f.transposedInLds() &&
         cacheT.getElementTypeBitWidth() == 8)
       src.loadToLds = [&](Value r, Value view, Value inView, Value c16, Value at) {
         Value c0 = arith::ConstantIndexOp::create(b, 0);
         Value ri = laneToIndex(b, inView), ci = laneToIndex(b, c16);
         SmallVector<Value> ix = nhd ? SmallVector<Value>{c0, ri, c0, ci}
                                     : SmallVector<Value>{c0, c0, ri, ci};
-        lc.ti.loadToLds16(b, b.getLoc(), view, ix, lds, laneToIndex(b, at));
+        lc.ti.loadToLds(b, b.getLoc(), view, ix, lds, laneToIndex(b, at));
       };
     if (ids && lc.ti.hasBoundedViews() &&
         lc.cfg.getPageRegime() == PageRegime::WholePages)
@@ -1068,6 +1127,21 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
       // iteration commits the same number (fmha.staged_kv's `pending`).
       // Loads into LDS have no groups: a one-stage ring's read waits for
       // all of them.
+      if (viaRegisters) {
+        SmallVector<std::function<void(ImplicitLocOpBuilder &, Value)>> steps;
+        src.deferTranspose = &steps;
+        emitKVTile(b, lc, f, bn, lds, src);
+        // The loads stay in front of what follows (S = Q K^T's MFMAs, which
+        // touch no memory: LLVM's scheduler sank the loads below them,
+        // leaving them nothing to run behind).
+        lc.ti.scheduleBoundary(b, b.getLoc());
+        lc.pendingTranspose[op.getRing()] = [steps](ImplicitLocOpBuilder &b, Value lds) {
+          for (const auto &step : steps)
+            step(b, lds);
+        };
+        rw.eraseOp(op);
+        return success();
+      }
       if (!src.loadToLds)
         src.copy = [&](Value r, Value c16, Value at) {
           lc.ti.asyncCopy16(b, b.getLoc(), lds, laneToIndex(b, at), cache,
@@ -1127,7 +1201,23 @@ struct StagedKVPattern : LanePattern<StagedKVOp> {
     // LdsBarriers counts on it), after which a stage op may refill the
     // buffers every wave has read.
     bool oneStage = ring.stages == 1 && !op.getByBarrier();
-    if (oneStage) {
+    if (ring.viaRegisters) {
+      // A register stage: its tile's chunks, loaded by its fmha.stage_kv
+      // (LLVM waits for them), permuted into the stage with no wait or
+      // barrier of its own: the stage was last read by the previous tile's
+      // P V, which every wave finished before the barrier of this tile's
+      // K read; LowerTiles' barrier plan fences the stores. Behind a
+      // scheduling barrier nothing crosses: LLVM otherwise hoists the
+      // permutes, and the wait for the loads, above the products before
+      // (measured: one MFMA between V's loads and their wait, where S's 32
+      // were).
+      lc.ti.scheduleBoundary(b, b.getLoc());
+      auto it = lc.pendingTranspose.find(op.getRing());
+      if (it == lc.pendingTranspose.end())
+        return rw.notifyMatchFailure(op, "a register stage read before its fmha.stage_kv");
+      it->second(b, stage);
+      lc.pendingTranspose.erase(it);
+    } else if (oneStage) {
       if (lc.ldsLoads)
         lc.ti.waitLdsLoads(b, b.getLoc());
       else

@@ -79,14 +79,14 @@ void TargetInfo::asyncWait(OpBuilder &, Location, int64_t) const {
       "TargetInfo::asyncWait on a chip without asynchronous copies");
 }
 
-void TargetInfo::loadToLds16(OpBuilder &, Location, Value, ValueRange, Value,
-                             Value) const {
-  llvm::reportFatalInternalError("TargetInfo::loadToLds16 on a chip without 16-byte "
+void TargetInfo::loadToLds(OpBuilder &, Location, Value, ValueRange, Value,
+                           Value) const {
+  llvm::reportFatalInternalError("TargetInfo::loadToLds on a chip without "
                                  "LDS loads");
 }
 
 void TargetInfo::waitLdsLoads(OpBuilder &, Location) const {
-  llvm::reportFatalInternalError("TargetInfo::waitLdsLoads on a chip without 16-byte "
+  llvm::reportFatalInternalError("TargetInfo::waitLdsLoads on a chip without "
                                  "LDS loads");
 }
 

@@ -76,6 +76,14 @@ struct Chip {
   lane::Fp8Format packFormat = lane::E4M3FN; // rocdl.cvt.pk.fp8.f32's output
 };
 
+/// The bits one lane's amdgpu.gather_to_lds moves (its transfer type's).
+int64_t ldsLoadBits(amdgpu::GatherToLDSOp g) {
+  Type t = g.getTransferType();
+  if (auto v = dyn_cast<VectorType>(t))
+    return v.getNumElements() * v.getElementTypeBitWidth();
+  return t.getIntOrFloatBitWidth();
+}
+
 FailureOr<Chip> chipOf(gpu::GPUModuleOp m) {
   Chip c;
   ArrayAttr targets = m.getTargetsAttr();
@@ -310,16 +318,17 @@ std::string unsupported(Operation *op) {
                : "an async copy other than 16 bytes of i8 without zero-fill";
   if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
     return "";
-  // A load into LDS (gfx950): kept in flight by the runtime until the
-  // lane's counter wait (rewriteOp), where the hardware writes it.
+  // A load into LDS (gfx950 16 bytes, gfx942 4): kept in flight by the
+  // runtime until the lane's counter wait (rewriteOp), where the hardware
+  // writes it.
   if (auto g = dyn_cast<amdgpu::GatherToLDSOp>(op)) {
-    auto v = dyn_cast<VectorType>(g.getTransferType());
-    return v && v.getNumElements() * v.getElementTypeBitWidth() == 128 &&
+    int64_t bits = ldsLoadBits(g);
+    return (bits == 128 || bits == 32) &&
                    g.getDst().getType().getElementType().isInteger(8) &&
                    g.getSrc().getType().getElementType().isInteger(8) &&
                    g.getDstIndices().size() == 1
                ? ""
-               : "a load into LDS other than 16 bytes of i8 to a 1-D buffer";
+               : "a load into LDS other than 16 or 4 bytes of i8 to a 1-D buffer";
   }
   if (isa<amdgpu::MemoryCounterWaitOp>(op))
     return "";
@@ -623,11 +632,12 @@ void Rewriter::rewriteOp(Operation *op) {
     return;
   }
   if (auto g = dyn_cast<amdgpu::GatherToLDSOp>(op)) {
-    // The hardware writes lane l's 16 bytes at the wave's first lane's LDS
-    // index + 16 (l % wave), whatever index the lane itself names: the
-    // emulator writes them there too, so a lowering whose lanes' indices
-    // are not that run puts bytes where it does not expect them.
-    auto vt = VectorType::get({16}, b.getI8Type());
+    // The hardware writes lane l's n bytes (16 or 4) at the wave's first
+    // lane's LDS index + n (l % wave), whatever index the lane itself
+    // names: the emulator writes them there too, so a lowering whose lanes'
+    // indices are not that run puts bytes where it does not expect them.
+    int64_t n = ldsLoadBits(g) / 8;
+    auto vt = VectorType::get({n}, b.getI8Type());
     Value v = vector::LoadOp::create(b, vt, g.getSrc(), g.getSrcIndices());
     Value own = arith::IndexCastOp::create(b, i32T, g.getDstIndices()[0]);
     Value first = call(b, lane::kReadFirstLane, {site(b), own}, {i32T});
@@ -635,7 +645,7 @@ void Rewriter::rewriteOp(Operation *op) {
         b, i32T, call(b, lane::kId, {i32(b, lane::ThreadX)}, {i64}));
     Value inWave = arith::RemUIOp::create(b, tid, i32(b, chip.waveSize));
     Value at = arith::AddIOp::create(b, first,
-                                     arith::MulIOp::create(b, inWave, i32(b, 16)));
+                                     arith::MulIOp::create(b, inWave, i32(b, n)));
     // In flight until the lane's wait (the runtime keeps it): its LDS
     // address is the buffer's (aligned pointer and offset, i8) + at.
     auto md = memref::ExtractStridedMetadataOp::create(b, g.getDst());
@@ -644,17 +654,26 @@ void Rewriter::rewriteOp(Operation *op) {
     Value addr = arith::IndexCastOp::create(
         b, i64, arith::AddIOp::create(b, base, arith::IndexCastOp::create(
                                                   b, b.getIndexType(), at)));
-    Value words = vector::BitCastOp::create(b, VectorType::get({2}, i64), v);
-    call(b, lane::kLdsLoad,
-         {addr, vector::ExtractOp::create(b, words, 0), vector::ExtractOp::create(b, words, 1)},
-         {});
+    Value lo, hi = arith::ConstantIntOp::create(b, i64, 0);
+    if (n == 16) {
+      Value words = vector::BitCastOp::create(b, VectorType::get({2}, i64), v);
+      lo = vector::ExtractOp::create(b, words, 0);
+      hi = vector::ExtractOp::create(b, words, 1);
+    } else {
+      Value word = vector::ExtractOp::create(
+          b, vector::BitCastOp::create(b, VectorType::get({1}, i32T), v), 0);
+      lo = arith::ExtUIOp::create(b, i64, word);
+    }
+    call(b, lane::kLdsLoad, {addr, lo, hi, arith::ConstantIntOp::create(b, i64, n)}, {});
     op->erase();
     return;
   }
   if (auto w = dyn_cast<amdgpu::MemoryCounterWaitOp>(op)) {
-    // vmcnt(n): the lane's loads into LDS but the newest n land.
+    // vmcnt(n), a wave op (the wave waits, not a lane: gfx942's 4-byte
+    // loads write bytes of other lanes' chunks): each lane's loads into LDS
+    // but its newest n land.
     if (auto n = w.getLoadAttr())
-      call(b, lane::kLdsLoadWait, {i32(b, n.getInt())}, {});
+      call(b, lane::kLdsLoadWait, {site(b), i32(b, n.getInt())}, {});
     op->erase();
     return;
   }

@@ -62,10 +62,16 @@ struct LaneContext {
     /// Filled by fmha.stage_transpose: V tiles in their transposed form
     /// `form` (a staged read is the stage itself).
     bool transposed = false;
+    /// A one-stage ring of V tiles on a chip whose loads into LDS cannot
+    /// give its V^T (gfx942: the lanes transpose V by byte permutes):
+    /// fmha.stage_kv loads the tile's chunks into registers, its
+    /// fmha.staged_kv permutes them into the stage, in V^T form `form`
+    /// (with `transposed`: the staged read is the stage itself).
+    bool viaRegisters = false;
   };
   std::map<int64_t, Ring> rings;
   /// The kernel's rings are filled by loads straight into LDS
-  /// (TargetInfo::loadToLds16): its read-only inputs are read through
+  /// (TargetInfo::loadToLds): its read-only inputs are read through
   /// TargetInfo::readOnlyInput (readOnly).
   bool ldsLoads = false;
   /// A K tile's LDS stores held back until its V tile's loads are issued
@@ -73,6 +79,11 @@ struct LaneContext {
   /// the builder's point by the V gather's; empty otherwise, and at the end
   /// of the conversion.
   mutable std::function<void(ImplicitLocOpBuilder &)> deferredKStores;
+  /// A register ring's (Ring::viaRegisters) loaded tile: its permutes and
+  /// LDS stores into the stage it is given, set by the ring's
+  /// fmha.stage_kv, run and cleared by its fmha.staged_kv.
+  mutable std::map<int64_t, std::function<void(ImplicitLocOpBuilder &, Value)>>
+      pendingTranspose;
   /// Page `page` of a tile of whole pages (per-token fmha.page_ids `ids`),
   /// loaded once where first used (MemoryPatterns tilePageId) in `block`;
   /// the K and V gathers and the descales of later ops in that block or in

@@ -371,19 +371,21 @@ public:
   /// global load unclobbered past an LDS load, which may write any memory
   /// its resource points to, and would read them per lane). Else `mem`.
   virtual Value readOnlyInput(OpBuilder &b, Location loc, Value mem) const { return mem; }
-  /// Whether loadToLds16 exists (gfx950: ChipInfo::ldsLoads16).
-  virtual bool hasLdsLoads16() const { return false; }
-  /// 16 bytes of `view` (a boundedView) at `ix` written straight into the
-  /// workgroup buffer `lds` (i8) at byte `ldsIx` (index), no register in
-  /// between: `amdgpu.gather_to_lds` (buffer_load_dwordx4 ... lds). The
-  /// hardware writes lane l's bytes at the wave's first lane's `ldsIx` + 16
-  /// l, whatever index the other lanes name (callers give every lane that
+  /// The bytes a lane's loadToLds writes (ChipInfo::ldsLoadBytes: 16 on
+  /// gfx950, 4 on gfx942), 0 where the chip has no such load.
+  virtual int64_t ldsLoadBytes() const { return 0; }
+  /// ldsLoadBytes() bytes of `view` (a boundedView) at `ix` written
+  /// straight into the workgroup buffer `lds` (i8) at byte `ldsIx`
+  /// (index), no register in between: `amdgpu.gather_to_lds`
+  /// (buffer_load_dwordx4 / buffer_load_dword ... lds). The hardware writes
+  /// lane l's bytes at the wave's first lane's `ldsIx` + ldsLoadBytes() x l,
+  /// whatever index the other lanes name (callers give every lane that
   /// first index; the lane emulator writes where the hardware does); they
   /// are in LDS once the wave's loads are waited for (waitLdsLoads) and
   /// visible to other waves after a barrier.
-  virtual void loadToLds16(OpBuilder &b, Location loc, Value view, ValueRange ix,
-                           Value lds, Value ldsIx) const;
-  /// Waits until every loadToLds16 of the lane (its wave) has landed:
+  virtual void loadToLds(OpBuilder &b, Location loc, Value view, ValueRange ix,
+                         Value lds, Value ldsIx) const;
+  /// Waits until every loadToLds of the lane (its wave) has landed:
   /// `amdgpu.memory_counter_wait load(0)` (s_waitcnt vmcnt(0): the count
   /// is of all the wave's vector memory loads, so only 0 names a group).
   virtual void waitLdsLoads(OpBuilder &b, Location loc) const;
@@ -463,6 +465,10 @@ public:
   /// may cross), to bound how many values of an unrolled sequence are live.
   /// AMDGPU: `amdgpu.sched_barrier allow = <mfma_wmma>`; NVIDIA: nothing.
   virtual void schedulingFence(OpBuilder &b, Location loc) const;
+  /// A point the instruction scheduler moves nothing across, MMAs
+  /// included: loads issued before it stay in front of the products after
+  /// it. AMDGPU: `amdgpu.sched_barrier allow = <none>`; NVIDIA: nothing.
+  virtual void scheduleBoundary(OpBuilder &b, Location loc) const {}
   /// Workgroup barrier: `gpu.barrier` (s_waitcnt lgkmcnt(0) + s_barrier on
   /// AMDGPU, bar.sync 0 on NVIDIA).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;

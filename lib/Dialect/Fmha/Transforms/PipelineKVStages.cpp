@@ -239,6 +239,20 @@ struct PipelineKVStagesPass
         vUse = u;
     if (!vUse)
       return;
+    // v-after-scores: V read right after the first product of K (S = Q K^T)
+    // instead, where V's read writes LDS (gfx942's V^T, from registers) and
+    // its barrier would otherwise keep P V from starting in the softmax.
+    // K must have that one product: the next K's loads after it refill K's
+    // stage.
+    if (vAfterScores) {
+      if (!gk.getTile().hasOneUse())
+        return;
+      Operation *kUse = *gk.getTile().getUsers().begin();
+      if (kUse->getBlock() != loop.getBody() || !kUse->getNextNode() ||
+          !kUse->isBeforeInBlock(vUse))
+        return;
+      vUse = kUse->getNextNode();
+    }
     Location loc = loop.getLoc();
     OpBuilder pre(loop), afterK(gk), afterV(vUse);
     afterK.setInsertionPointAfter(gk);

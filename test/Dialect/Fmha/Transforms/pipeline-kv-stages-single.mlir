@@ -56,6 +56,35 @@
 // RUN: fmha-compile --chip gfx950 --lds-loads --no-peel --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
 // STRIDED-NOT: amdgpu.gather_to_lds
 // STRIDED: amdgpu.mfma
-// Another chip ignores --lds-loads (gfx942's loads into LDS take 4 bytes a
-// lane; NVIDIA has its cp.async ring).
-// RUN: fmha-compile --chip gfx942 --lds-loads --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
+// gfx942 takes them only when asked (its loads into LDS take 4 bytes a
+// lane: the chip's choice is off); NVIDIA ignores --lds-loads (it has its
+// cp.async ring).
+// RUN: fmha-compile --chip gfx942 --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
+// RUN: fmha-compile --chip sm_90 --lds-loads --emit mlir -o - | FileCheck %s --check-prefix=NV
+// NV-NOT: amdgpu.gather_to_lds
+// NV: nvgpu.device_async_copy
+// RUN: fmha-compile --chip gfx942 --lds-loads --emit mlir -o - | FileCheck %s --check-prefix=G942
+// G942: amdgpu.gather_to_lds {{.*}} : i32,
+// RUN: fmha-compile --chip gfx942 --lds-loads=false --emit mlir -o - | FileCheck %s --check-prefix=STRIDED
+
+// v-after-scores (gfx942, whose V comes through registers and whose V^T
+// the lanes write at V's read): V's read, and the next tile's K started
+// right after it, follow the first product of K (S = Q K^T) instead of
+// preceding P V, so that V's loads run behind S and the barrier after the
+// V^T writes comes before the softmax.
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=gfx950 --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages="single-stage v-after-scores" --canonicalize --cse \
+// RUN:   | FileCheck %s --check-prefix=VAS
+// VAS: scf.for
+// VAS: %[[K:.*]] = fmha.staged_kv slot(%c0) {pending = 0 : i64, ring = 0 : i64, stages = 1 : i64}
+// VAS-NEXT: fmha.stage_kv %arg2[{{.*}}] {{.*}}ring = 1 : i64, stages = 1 : i64
+// VAS: %[[S:.*]] = fmha.tile_mma %{{.*}}, %[[K]], %{{.*}} {transpose_rhs}
+// VAS: %[[V:.*]] = fmha.staged_kv slot(%c0) {pending = 0 : i64, ring = 1 : i64, stages = 1 : i64}
+// VAS-NEXT: fmha.stage_kv %arg1[{{.*}}] {{.*}}ring = 0 : i64, stages = 1 : i64
+// The softmax of S comes after V's read: its row max is the first use of S.
+// VAS: vector.multi_reduction <maximumf>, %[[S]]
+// VAS: fmha.tile_mma %{{.*}}, %[[V]], %{{.*}} :
+// VAS: } {fmha.descales_folded, fmha.full_tiles, fmha.kv_loop, fmha.pipelined}

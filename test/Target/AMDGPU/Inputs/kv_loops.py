@@ -106,9 +106,15 @@ def main(path, limits=None, tiles=1):
     def isLdsLoad(t):
         return t.startswith("buffer_load") and t.split()[-1] == "lds"
 
-    def mfmaBehindLds(ms, ts):
+    def isRegLoad(t):
+        return t.startswith("buffer_load") and not isLdsLoad(t)
+
+    def mfmaBehindLds(ms, ts, isLoad=isLdsLoad):
+        # The fewest MFMAs between a run of such loads and the next
+        # s_waitcnt vmcnt (mfma_behind_lds: loads into LDS; mfma_behind_loads:
+        # buffer loads into registers).
         n = len(ms)
-        starts = [i for i in range(n) if isLdsLoad(ts[i]) and not isLdsLoad(ts[i - 1])]
+        starts = [i for i in range(n) if isLoad(ts[i]) and not isLoad(ts[i - 1])]
         if not starts:
             return -1
         fewest = None
@@ -125,13 +131,14 @@ def main(path, limits=None, tiles=1):
     steady["lds_load"] = sum(isLdsLoad(t) for t in steady["texts"])
     for item in limits.split(","):
         k, n = item.split("=")
-        if k.endswith(">"):  # K>=N: a lower bound (smem_vmem, mfma_behind_lds)
+        if k.endswith(">"):  # K>=N: a lower bound (smem_vmem, mfma_behind_lds/_loads)
             k = k[:-1]
-            if k not in ("smem_vmem", "mfma_behind_lds"):
+            if k not in ("smem_vmem", "mfma_behind_lds", "mfma_behind_loads"):
                 print(f"steady: {k}>= is not a lower bound this script knows")
                 return 1
             have = (smemVmem(steady["mnemonics"]) if k == "smem_vmem" else
-                    mfmaBehindLds(steady["mnemonics"], steady["texts"]))
+                    mfmaBehindLds(steady["mnemonics"], steady["texts"],
+                                  isLdsLoad if k == "mfma_behind_lds" else isRegLoad))
             ok = have >= int(n)
             bad |= not ok
             print(f"steady: {k} {have} {'>=' if ok else '<'} {n}")
@@ -151,7 +158,7 @@ def main(path, limits=None, tiles=1):
             if tiles > 1:
                 have = have / tiles
                 have = int(have) if have == int(have) else round(have, 1)
-        ok = have <= int(n)
+        ok = have <= float(n)
         bad |= not ok
         print(f"steady: {k} {have} {'<=' if ok else '>'} {n}")
     return 1 if bad else 0

@@ -392,8 +392,9 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
     } {fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
     ```
 
-    With `single-stage` (AMDGPU gfx950, whose 16-byte loads write straight
-    into LDS and whose waits count loads, not groups) each of K and V has a
+    With `single-stage` (AMDGPU, whose loads write straight into LDS, 16
+    bytes a lane on gfx950 and 4 on gfx942, and whose waits count loads,
+    not groups) each of K and V has a
     ring of one stage, and the loop must gather exactly a K tile (the
     right operand of a `transpose_rhs` product) and then a V tile, from
     caches with a static row stride (the loads read a bounded view of the
@@ -415,13 +416,22 @@ def FmhaPipelineKVStages : Pass<"fmha-pipeline-kv-stages"> {
     after it writes a buffer every wave has finished reading: V's loads run
     under S = Q K^T and the softmax, the next K's under P V. V's operands are
     tile t's at that point (pure ops defined later are cloned there).
+
+    With `v-after-scores` as well (gfx942, whose V comes through registers
+    and whose V^T the lanes write at V's read), V's `fmha.staged_kv` and
+    the next K's `fmha.stage_kv` after it go right after the first product
+    of K (S = Q K^T) instead: V's loads run under S, and the barrier after
+    the V^T writes comes before the softmax, not between it and P V.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "Buffers per ring (at least 2; ignored with single-stage)">,
     Option<"singleStage", "single-stage", "bool", /*default=*/"false",
            "One stage for each of K and V: V started for this tile after "
-           "K's wait, K started for the next tile after V's wait">
+           "K's wait, K started for the next tile after V's wait">,
+    Option<"vAfterScores", "v-after-scores", "bool", /*default=*/"false",
+           "With single-stage: V read (and the next K started) right after "
+           "S = Q K^T instead of just before P V">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
