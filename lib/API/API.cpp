@@ -66,6 +66,15 @@ static Result compileIn(MLIRContext &ctx, const Request &request,
   options.folds = target.folds;
   options.warpSpecialize = target.warpSpecialize;
   options.linkSeconds = target.linkSeconds;
+  options.peel = target.peel;
+  options.pipeline = target.pipeline;
+  options.transposeV = target.transposeV;
+  options.pingPong = target.pingPong;
+  options.kvStages = target.kvStages;
+  options.kvUnroll = target.kvUnroll;
+  options.ldsLoads = target.ldsLoads;
+  options.vdRoute = target.vdRoute;
+  options.warps = target.warps;
   switch (target.format) {
   case Format::Binary: options.emit = "bin"; break;
   case Format::Assembly: options.emit = "isa"; break;

@@ -205,6 +205,75 @@ std::string parseRequest(const char *text, ref::Request &req,
   return "";
 }
 
+/// The lowering options of `text` (a JSON object, CAPI.h) into `o`, an
+/// api::Target or a CpuKernelOptions (the same field names); "" or the
+/// first problem. Null or "" leaves `o` as it is.
+template <typename Options> std::string readOptions(const char *text, Options &o) {
+  if (!text || !*text)
+    return "";
+  if (std::string e = nestingTooDeep(text); !e.empty())
+    return "invalid options JSON: " + e;
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
+  if (!v)
+    return "invalid options JSON: " + llvm::toString(v.takeError());
+  const llvm::json::Object *obj = v->getAsObject();
+  if (!obj)
+    return "invalid options JSON: not an object";
+  auto flag = [&](llvm::StringRef key, bool &field) -> std::string {
+    if (const llvm::json::Value *x = obj->get(key)) {
+      std::optional<bool> b = x->getAsBoolean();
+      if (!b)
+        return "invalid options: \"" + key.str() + "\" must be true or false";
+      field = *b;
+    }
+    return "";
+  };
+  auto count = [&](llvm::StringRef key, int64_t &field) -> std::string {
+    if (const llvm::json::Value *x = obj->get(key)) {
+      std::optional<int64_t> i = x->getAsInteger();
+      if (!i)
+        return "invalid options: \"" + key.str() + "\" must be an integer";
+      field = *i;
+    }
+    return "";
+  };
+  static constexpr const char *kKeys[] = {
+      "folds", "peel", "pipeline", "warp_specialize", "transpose_v", "ping_pong",
+      "kv_stages", "kv_unroll", "lds_loads", "vd_route", "warps"};
+  for (const auto &kv : *obj)
+    if (!llvm::is_contained(kKeys, llvm::StringRef(kv.first)))
+      return "invalid options: unknown key \"" + kv.first.str() + "\"";
+  for (auto [key, field] : {std::pair<const char *, bool *>{"folds", &o.folds},
+                            {"peel", &o.peel},
+                            {"pipeline", &o.pipeline},
+                            {"warp_specialize", &o.warpSpecialize},
+                            {"transpose_v", &o.transposeV},
+                            {"ping_pong", &o.pingPong}})
+    if (std::string e = flag(key, *field); !e.empty())
+      return e;
+  for (auto [key, field] : {std::pair<const char *, int64_t *>{"kv_stages", &o.kvStages},
+                            {"kv_unroll", &o.kvUnroll},
+                            {"warps", &o.warps}})
+    if (std::string e = count(key, *field); !e.empty())
+      return e;
+  if (const llvm::json::Value *x = obj->get("lds_loads")) {
+    // true, false or null (the chip's choice).
+    if (x->getAsNull())
+      o.ldsLoads.reset();
+    else if (std::optional<bool> b = x->getAsBoolean())
+      o.ldsLoads = *b;
+    else
+      return "invalid options: \"lds_loads\" must be true, false or null";
+  }
+  if (const llvm::json::Value *x = obj->get("vd_route")) {
+    std::optional<llvm::StringRef> s = x->getAsString();
+    if (!s)
+      return "invalid options: \"vd_route\" must be a string";
+    o.vdRoute = s->str();
+  }
+  return "";
+}
+
 /// Sets *out to null and *diagnostic to null; fail(code, msg) sets the
 /// diagnostic and returns code.
 struct Failer {
@@ -223,6 +292,12 @@ const char *fmha_version(void) { return FMHA_VERSION; }
 
 int fmha_compile(const char *request_json, const char *chip, const char *format,
                  fmha_kernel **out, char **diagnostic) {
+  return fmha_compile_options(request_json, chip, format, nullptr, out, diagnostic);
+}
+
+int fmha_compile_options(const char *request_json, const char *chip,
+                         const char *format, const char *options_json,
+                         fmha_kernel **out, char **diagnostic) {
   if (out)
     *out = nullptr;
   if (diagnostic)
@@ -234,6 +309,8 @@ int fmha_compile(const char *request_json, const char *chip, const char *format,
   if (std::string err = parseRequest(request_json, req, true); !err.empty())
     return fail(2, err);
   fmha::api::Target target;
+  if (std::string err = readOptions(options_json, target); !err.empty())
+    return fail(2, err);
   target.chip = chip;
   std::string f = format;
   if (f == "bin")
@@ -296,6 +373,12 @@ int fmha_request_complete(const char *request_json, char **completed,
 
 int fmha_cpu_compile(const char *request_json, const char *target,
                      fmha_cpu_kernel **out, char **diagnostic) {
+  return fmha_cpu_compile_options(request_json, target, nullptr, out, diagnostic);
+}
+
+int fmha_cpu_compile_options(const char *request_json, const char *target,
+                             const char *options_json, fmha_cpu_kernel **out,
+                             char **diagnostic) {
   if (out)
     *out = nullptr;
   if (diagnostic)
@@ -307,6 +390,8 @@ int fmha_cpu_compile(const char *request_json, const char *target,
   if (std::string err = parseRequest(request_json, req, false); !err.empty())
     return fail(2, err);
   mlir::fmha::CpuKernelOptions opt;
+  if (std::string err = readOptions(options_json, opt); !err.empty())
+    return fail(2, err);
   opt.target = target;
   std::string err, fatal;
   int code = 3;

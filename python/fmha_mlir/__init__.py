@@ -82,6 +82,11 @@ def _library():
                                          ctypes.POINTER(ctypes.c_void_p),
                                          ctypes.POINTER(ctypes.c_void_p)]
             lib.fmha_compile.restype = ctypes.c_int
+            lib.fmha_compile_options.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                                 ctypes.c_char_p, ctypes.c_char_p,
+                                                 ctypes.POINTER(ctypes.c_void_p),
+                                                 ctypes.POINTER(ctypes.c_void_p)]
+            lib.fmha_compile_options.restype = ctypes.c_int
             lib.fmha_kernel_binary.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
             lib.fmha_kernel_binary.restype = ctypes.c_void_p
             lib.fmha_kernel_manifest.argtypes = [ctypes.c_void_p]
@@ -95,6 +100,11 @@ def _library():
                                              ctypes.POINTER(ctypes.c_void_p),
                                              ctypes.POINTER(ctypes.c_void_p)]
             lib.fmha_cpu_compile.restype = ctypes.c_int
+            lib.fmha_cpu_compile_options.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                                     ctypes.c_char_p,
+                                                     ctypes.POINTER(ctypes.c_void_p),
+                                                     ctypes.POINTER(ctypes.c_void_p)]
+            lib.fmha_cpu_compile_options.restype = ctypes.c_int
             lib.fmha_cpu_kernel_operands.argtypes = [ctypes.c_void_p]
             lib.fmha_cpu_kernel_operands.restype = ctypes.c_char_p
             lib.fmha_cpu_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
@@ -111,14 +121,25 @@ def version():
     return _library().fmha_version().decode()
 
 
-def compile(request, chip="gfx950", format="bin"):  # noqa: A001 (the API's name)
+def options_json(options):
+    """The lowering options (a dict, or None for the compiler's choices) as
+    the C interface takes them (fmha_compile_options): keys folds, peel,
+    pipeline, warp_specialize, transpose_v, ping_pong (bool), kv_stages,
+    kv_unroll, warps (int), lds_loads (bool or None: the chip's choice),
+    vd_route (str)."""
+    return None if options is None else json.dumps(options, sort_keys=True).encode()
+
+
+def compile(request, chip="gfx950", format="bin", options=None):  # noqa: A001 (the API's name)
     """Compiles `request` (a dict with the manifest's request fields; lengths
-    required) for `chip` in `format` (bin, isa, llvm, mlir)."""
+    required) for `chip` in `format` (bin, isa, llvm, mlir), with the
+    lowering's choices in `options` (options_json; None: the compiler's)."""
     lib = _library()
     out = ctypes.c_void_p()
     diag = ctypes.c_void_p()
-    code = lib.fmha_compile(json.dumps(request).encode(), chip.encode(), format.encode(),
-                            ctypes.byref(out), ctypes.byref(diag))
+    code = lib.fmha_compile_options(json.dumps(request).encode(), chip.encode(),
+                                    format.encode(), options_json(options),
+                                    ctypes.byref(out), ctypes.byref(diag))
     if code != 0:
         message = _take(lib, diag) or "compile failed"
         raise (UnsupportedRequest if code == 2 else CompileError)(message)
@@ -210,10 +231,10 @@ class KernelCache:
         self._kernels = {}
         self.compiles = 0
 
-    def get(self, request, chip="gfx950", format="bin"):  # noqa: A002
-        key = static_key(request, chip, format)
+    def get(self, request, chip="gfx950", format="bin", options=None):  # noqa: A002
+        key = (static_key(request, chip, format), options_json(options))
         if key not in self._kernels:
-            self._kernels[key] = compile(request, chip, format)
+            self._kernels[key] = compile(request, chip, format, options)
             self.compiles += 1
         return self._kernels[key]
 

@@ -17,7 +17,7 @@ outside the pool) before anything runs.
 import ctypes
 import json
 
-from . import CompileError, UnsupportedRequest, _abi, _library, _take, complete_request
+from . import CompileError, UnsupportedRequest, _abi, _library, _take, complete_request, options_json
 
 
 class CpuError(RuntimeError):
@@ -34,14 +34,15 @@ class _Buffer(ctypes.Structure):
 class Kernel:
     """A request compiled for the CPU (host or a chip's lanes)."""
 
-    def __init__(self, request, target="host"):
+    def __init__(self, request, target="host", options=None):
         lib = _library()
         self.key, self.request = complete_request(request)
         self.target = target
         out = ctypes.c_void_p()
         diag = ctypes.c_void_p()
-        code = lib.fmha_cpu_compile(json.dumps(request).encode(), target.encode(),
-                                    ctypes.byref(out), ctypes.byref(diag))
+        code = lib.fmha_cpu_compile_options(json.dumps(request).encode(), target.encode(),
+                                            options_json(options),
+                                            ctypes.byref(out), ctypes.byref(diag))
         if code != 0:
             message = _take(lib, diag) or "compile failed"
             raise (UnsupportedRequest if code == 2 else CompileError)(message)
@@ -80,9 +81,10 @@ class Kernel:
 _kernels = {}
 
 
-def compile(request, target="host"):  # noqa: A001 (the module's verb)
-    """The CPU kernel of `request` for `target`, compiled once per kernel key."""
-    key = (complete_request(request)[0], target)
+def compile(request, target="host", options=None):  # noqa: A001 (the module's verb)
+    """The CPU kernel of `request` for `target` with the lowering's choices
+    in `options` (fmha_mlir.options_json), compiled once per kernel key."""
+    key = (complete_request(request)[0], target, options_json(options))
     if key not in _kernels:
-        _kernels[key] = Kernel(request, target)
+        _kernels[key] = Kernel(request, target, options)
     return _kernels[key]

@@ -294,6 +294,21 @@ class LaneEmulatorTest(unittest.TestCase, Check):
         cpu.compile(req, target="gfx942")(ts)
         self.assertMatches(case, ts)
 
+    def test_gfx942_lanes_with_lowering_options(self):
+        # The lowering's choices reach the lane kernel (K straight into LDS,
+        # 8 waves a workgroup), which still matches numpy; an option of the
+        # wrong type is refused by name.
+        case = Case(np.random.default_rng(4), [20, 3], [300, 150], hq=2, hkv=1, fnuz=True)
+        req = dict(REQ, num_qo_heads=2, num_kv_heads=1, q_dtype="f8E4M3FNUZ",
+                   kv_dtype="f8E4M3FNUZ")
+        ts = case.tensors()
+        k = cpu.compile(req, target="gfx942", options={"lds_loads": True, "warps": 8})
+        self.assertIsNot(k, cpu.compile(req, target="gfx942"))
+        k(ts)
+        self.assertMatches(case, ts)
+        with self.assertRaisesRegex(ValueError, '"warps" must be an integer'):
+            cpu.compile(req, target="gfx942", options={"warps": "8"})
+
 
 class AiterEntryTest(unittest.TestCase, Check):
     """fmha_mlir.aiter.mha_batch_prefill_func on numpy arrays (the CPU)."""

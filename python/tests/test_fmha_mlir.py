@@ -47,6 +47,30 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(k.binary[:4], b"\x7fELF")
         self.assertEqual(k.manifest["target"], "amdgcn-amd-amdhsa--gfx942")
 
+    def test_lowering_options_are_fmha_compile_flags(self):
+        # options= gives the lowering's choices: the same bytes as
+        # fmha-compile with the flags of those names, and other bytes than
+        # the default; an unknown option is refused by name.
+        req = dict(REQ, q_dtype="f8E4M3FNUZ", kv_dtype="f8E4M3FNUZ", page_size=16)
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run(env=TOOL_ENV, args=[FMHA_COMPILE, "--chip", "gfx942", "--qo-len", "100,7",
+                            "--kv-len", "1500,64", "--page-size", "16", "--q-dtype", "f8E4M3FNUZ",
+                            "--kv-dtype", "f8E4M3FNUZ", "--lse", "--lds-loads",
+                            "--warps", "8", "--vd-route", "exp2_bias", "--emit", "isa",
+                            "-o", os.path.join(d, "k")], check=True)
+            with open(os.path.join(d, "k.s"), "rb") as f:
+                isa = f.read()
+        options = {"lds_loads": True, "warps": 8, "vd_route": "exp2_bias"}
+        k = fmha_mlir.compile(req, chip="gfx942", format="isa", options=options)
+        self.assertEqual(k.binary, isa)
+        self.assertNotEqual(fmha_mlir.compile(req, chip="gfx942", format="isa").binary, isa)
+        with self.assertRaisesRegex(NotImplementedError, 'unknown key "lds"'):
+            fmha_mlir.compile(req, chip="gfx942", format="isa", options={"lds": True})
+        cache = fmha_mlir.KernelCache()
+        cache.get(req, "gfx942", "isa")
+        cache.get(req, "gfx942", "isa", options)
+        self.assertEqual(cache.compiles, 2)
+
     def test_same_bytes_as_fmha_compile(self):
         with tempfile.TemporaryDirectory() as d:
             subprocess.run(env=TOOL_ENV, args=[FMHA_COMPILE, "--chip", "sm_90", "--qo-len", "100,7",

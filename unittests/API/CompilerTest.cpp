@@ -216,6 +216,76 @@ TEST(CAPI, UnknownKeysAndWrongTypesAreRefused) {
                    "data": "spread", "mask": "none"})", msg), 0) << msg;
 }
 
+// The lowering's choices through the C interface (fmha_compile_options):
+// each one reaches the kernel (the gfx942 code object loads K straight into
+// LDS with lds_loads, a workgroup of 8 waves with warps 8, the exp2_bias
+// route's config with vd_route), null and "" are the compiler's choices,
+// and an unknown key, a wrong type or a choice the request cannot take is
+// refused by name.
+TEST(CAPI, LoweringOptionsReachTheKernel) {
+  const char *req = R"({"qo_lens": [40], "kv_lens": [300], "page_size": 16,
+                        "q_dtype": "f8E4M3FNUZ", "kv_dtype": "f8E4M3FNUZ"})";
+  auto compileWith = [&](const char *options, const char *format, std::string &text,
+                         std::string &manifest, std::string &msg) {
+    fmha_kernel *kernel = nullptr;
+    char *diag = nullptr;
+    int code = fmha_compile_options(req, "gfx942", format, options, &kernel, &diag);
+    msg = diag ? diag : "";
+    text.clear();
+    manifest.clear();
+    if (kernel) {
+      size_t n = 0;
+      const char *b = fmha_kernel_binary(kernel, &n);
+      text.assign(b, n);
+      manifest = fmha_kernel_manifest(kernel);
+    }
+    fmha_kernel_free(kernel);
+    fmha_free(diag);
+    return code;
+  };
+  std::string isa, manifest, msg;
+  ASSERT_EQ(compileWith(nullptr, "isa", isa, manifest, msg), 0) << msg;
+  EXPECT_EQ(isa.find("offen lds"), std::string::npos) << "gfx942's choice: through registers";
+  std::string isaEmpty;
+  ASSERT_EQ(compileWith("", "isa", isaEmpty, manifest, msg), 0) << msg;
+  EXPECT_EQ(isaEmpty, isa);
+  ASSERT_EQ(compileWith(R"({"lds_loads": true})", "isa", isa, manifest, msg), 0) << msg;
+  EXPECT_NE(isa.find("buffer_load_dword"), std::string::npos);
+  EXPECT_NE(isa.find("offen lds"), std::string::npos) << "lds_loads: K straight into LDS";
+  ASSERT_EQ(compileWith(R"({"lds_loads": null, "warps": 8})", "bin", isa, manifest, msg), 0)
+      << msg;
+  EXPECT_NE(manifest.find("\"workgroup\": [\n    512,"), std::string::npos) << manifest;
+  std::string mlir;
+  ASSERT_EQ(compileWith(R"({"vd_route": "exp2_bias"})", "mlir", mlir, manifest, msg), 0) << msg;
+  EXPECT_NE(mlir.find("vd_route = exp2_bias"), std::string::npos);
+  // Refused, by name.
+  EXPECT_EQ(compileWith(R"({"lds_load": true})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("unknown key \"lds_load\""), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"({"warps": "8"})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("\"warps\" must be an integer"), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"({"lds_loads": 1})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("\"lds_loads\" must be true, false or null"), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"([1])", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("not an object"), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"({"vd_route": "nonsense"})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("nonsense"), std::string::npos) << msg;
+  // The CPU kernel takes the same options (the lane emulator's gfx942
+  // kernel with loads into LDS).
+  fmha_cpu_kernel *k = nullptr;
+  char *diag = nullptr;
+  EXPECT_EQ(fmha_cpu_compile_options(req, "gfx942", R"({"lds_loads": true})", &k, &diag), 0)
+      << (diag ? diag : "");
+  fmha_cpu_kernel_free(k);
+  fmha_free(diag);
+  diag = nullptr;
+  k = nullptr;
+  EXPECT_EQ(fmha_cpu_compile_options(req, "gfx942", R"({"kv_stage": 2})", &k, &diag), 2);
+  EXPECT_EQ(k, nullptr);
+  ASSERT_NE(diag, nullptr);
+  EXPECT_NE(std::string(diag).find("unknown key \"kv_stage\""), std::string::npos) << diag;
+  fmha_free(diag);
+}
+
 // The C interface's CPU execution: compile without lengths, run on buffers
 // the caller owns (the lengths come from them), refuse a bad table by name
 // with 2 and nothing written; and the completed request and its kernel key.

@@ -36,6 +36,21 @@ const char *fmha_version(void);
 int fmha_compile(const char *request_json, const char *chip,
                  const char *format, fmha_kernel **out, char **diagnostic);
 
+/** fmha_compile with the lowering's choices in `options_json` (null or ""
+ *  for the compiler's): a JSON object of any of
+ *    "folds", "peel", "pipeline", "warp_specialize", "transpose_v",
+ *    "ping_pong" (true | false), "kv_stages", "kv_unroll", "warps"
+ *    (integers), "lds_loads" (true | false | null: the chip's choice) and
+ *    "vd_route" ("scalar" | "page_groups" | "scaled_p" | "exp2_bias" |
+ *    "auto"),
+ *  fmha-compile's flags of the same names (README.md). An unknown key, a
+ *  value of the wrong type, or a choice the request or chip cannot take
+ *  (e.g. "warps": 8 at D 256, a route the descales cannot take) is refused
+ *  (return 2, the diagnostic names it). */
+int fmha_compile_options(const char *request_json, const char *chip,
+                         const char *format, const char *options_json,
+                         fmha_kernel **out, char **diagnostic);
+
 /** The kernel's bytes (a code object, or text for the text formats). */
 const char *fmha_kernel_binary(const fmha_kernel *kernel, size_t *size);
 /** The manifest (JSON, docs/ABI.md; empty for the text formats). */
@@ -64,6 +79,12 @@ typedef struct fmha_cpu_kernel fmha_cpu_kernel;
  *  fmha_compile does. */
 int fmha_cpu_compile(const char *request_json, const char *target,
                      fmha_cpu_kernel **out, char **diagnostic);
+
+/** fmha_cpu_compile with the lowering's choices in `options_json`, as
+ *  fmha_compile_options takes them. */
+int fmha_cpu_compile_options(const char *request_json, const char *target,
+                             const char *options_json, fmha_cpu_kernel **out,
+                             char **diagnostic);
 
 /** The kernel's operands in argument order, as JSON:
  *  [{"name": "q", "rank": 3}, ...]. */

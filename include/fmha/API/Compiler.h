@@ -54,6 +54,24 @@ struct Target {
   /// ld.lld (the HSACO link) is killed after this many seconds (0: never);
   /// the compile then fails with a diagnostic.
   unsigned linkSeconds = 120;
+  // The lowering's other choices, as mlir::fmha::CompileOptions has them
+  // (fmha-compile's flags of the same names; the defaults are the
+  // compiler's):
+  bool peel = true;      ///< fmha-peel-masked-tiles (false: every tile masked)
+  bool pipeline = true;  ///< NVIDIA: K/V staged a tile ahead (cp.async)
+  bool transposeV = true; ///< sm_90a warp roles: the producer transposes V
+  bool pingPong = false;  ///< sm_90a warp roles: the consumers take turns at S
+  int64_t kvStages = 2;   ///< NVIDIA with pipeline: stages of each K/V ring
+  int64_t kvUnroll = -1;  ///< AMDGPU: the full tiles' loop unrolled (-1: auto)
+  /// AMDGPU: K (and V on gfx950) by loads straight into LDS; unset: the
+  /// chip's choice (gfx950 on, gfx942 off).
+  std::optional<bool> ldsLoads;
+  /// The V-descale route (scalar, page_groups, scaled_p, exp2_bias); "":
+  /// chosen. A route the request cannot take is a bad-input error.
+  std::string vdRoute;
+  /// AMDGPU: a workgroup's waves sharing each K/V tile (0: the chip's 4;
+  /// 8: block_m 256, D <= 128).
+  int64_t warps = 0;
 };
 
 struct Kernel {
