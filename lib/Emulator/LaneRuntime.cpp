@@ -75,6 +75,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -103,7 +104,7 @@ DType dtypeOf(int32_t fmt) {
 enum class State {
   Runnable, AtWaveOp, AtBarrier, AtNamedBarrier, AtMBarrier, Stopped, Done
 };
-enum class WaveOp { None, Shuffle, ReadFirstLane, Transpose8, Mma, Wgmma, Elect, LdsWait };
+enum class WaveOp { None, Shuffle, ReadFirstLane, Transpose8, Mma, Wgmma, Elect, LdsWait, LdsAccess };
 
 struct Lane {
   ucontext_t ctx;
@@ -191,6 +192,7 @@ thread_local LaneRuntimeStats tStats;
 thread_local int64_t tGridPad[3] = {0, 0, 0}; // setLaneGridPadding
 thread_local bool tReverseLanes = false;        // setLaneScheduleReversed
 thread_local bool tLdsLoadsAtIssue = false;     // setLdsLoadsLandAtIssue
+thread_local int64_t tLdsBanks = 0;             // setLdsBankModel
 thread_local bool tWavesInTurn = false;         // setLaneWavesInTurn
 
 /// An error the launch cannot go on after (divergence, deadlock, bad launch).
@@ -213,6 +215,39 @@ std::string hex(uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
   return buf;
+}
+
+/// One LDS access of the n lanes of a wave under the bank model
+/// (setLdsBankModel): groups of banks * 4 / bytes consecutive lanes a
+/// cycle, each as many cycles as the most distinct words one bank holds.
+void countLdsAccess(Lane **wave, int64_t n) {
+  int64_t bytes = std::max<int64_t>(1, wave[0]->width);
+  int64_t banks = tLdsBanks;
+  int64_t group = std::max<int64_t>(1, banks * 4 / bytes);
+  int64_t cycles = 0;
+  std::vector<std::vector<int64_t>> words(banks);
+  for (int64_t g0 = 0; g0 < n; g0 += group) {
+    for (auto &w : words)
+      w.clear();
+    for (int64_t i = g0; i < std::min(n, g0 + group); ++i) {
+      int64_t first = wave[i]->descA >> 2, last = (wave[i]->descA + wave[i]->width - 1) >> 2;
+      for (int64_t w = first; w <= last; ++w) {
+        auto &ws = words[w % banks];
+        if (std::find(ws.begin(), ws.end(), w) == ws.end())
+          ws.push_back(w);
+      }
+    }
+    size_t most = 0;
+    for (auto &w : words)
+      most = std::max(most, w.size());
+    cycles += static_cast<int64_t>(most);
+  }
+  int64_t ideal = (n * bytes + banks * 4 - 1) / (banks * 4);
+  if (wave[0]->mode) {
+    ++tStats.ldsWrites, tStats.ldsWriteCycles += cycles, tStats.ldsWriteIdeal += ideal;
+  } else {
+    ++tStats.ldsReads, tStats.ldsReadCycles += cycles, tStats.ldsReadIdeal += ideal;
+  }
 }
 
 /// Lands the oldest of `l`'s loads into LDS, all but the newest `keep`. A
@@ -560,6 +595,7 @@ const char *opName(WaveOp op) {
   case WaveOp::Wgmma: return "wgmma";
   case WaveOp::Elect: return "elect.sync";
   case WaveOp::LdsWait: return "s_waitcnt vmcnt";
+  case WaveOp::LdsAccess: return "LDS access (bank model)";
   default: return "?";
   }
 }
@@ -757,6 +793,9 @@ bool runWorkgroup(Launch &L) {
       case WaveOp::Elect: // every lane is active: the first one is elected
         for (int64_t i = 0; i < n; ++i)
           wave[i]->result = i == 0;
+        break;
+      case WaveOp::LdsAccess:
+        countLdsAccess(wave.data(), n);
         break;
       case WaveOp::LdsWait: // the wave's loads into LDS land together
         for (int64_t i = 0; i < n && err.empty(); ++i)
@@ -998,6 +1037,18 @@ void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi, int64_t bytes) {
 /// loads into LDS land. (The hardware's count also takes the wave's other
 /// vector loads, which only make it wait for more: counting loads into LDS
 /// alone, the emulator lands the fewest the hardware may have landed.)
+/// An LDS access of `bytes` at `at` by the lane: counted by the bank model
+/// as a wave op when it is on (setLdsBankModel), else nothing.
+void fmha_lane_lds_access(int32_t site, int64_t at, int32_t bytes, int32_t store) {
+  if (!tLdsBanks)
+    return;
+  Lane &l = self();
+  l.descA = at;
+  l.width = bytes;
+  l.mode = store;
+  suspend(State::AtWaveOp, WaveOp::LdsAccess, site);
+}
+
 void fmha_lane_lds_load_wait(int32_t site, int32_t pending) {
   Lane &l = self();
   l.value = pending < 0 ? 0 : pending;
@@ -1303,7 +1354,8 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kNamedBarrier, reinterpret_cast<void *>(&fmha_lane_named_barrier)},
           {kElect, reinterpret_cast<void *>(&fmha_lane_elect)},
           {kLdsLoad, reinterpret_cast<void *>(&fmha_lane_lds_load)},
-          {kLdsLoadWait, reinterpret_cast<void *>(&fmha_lane_lds_load_wait)}};
+          {kLdsLoadWait, reinterpret_cast<void *>(&fmha_lane_lds_load_wait)},
+          {kLdsAccess, reinterpret_cast<void *>(&fmha_lane_lds_access)}};
 }
 
 std::string takeLaneRuntimeError() {
@@ -1336,6 +1388,10 @@ void setLdsLoadsLandAtIssue(bool atIssue) {
 
 void setLaneWavesInTurn(bool inTurn) {
   tWavesInTurn = inTurn;
+}
+
+void setLdsBankModel(int64_t banks) {
+  tLdsBanks = banks < 0 ? 0 : banks;
 }
 
 } // namespace fmha::lane

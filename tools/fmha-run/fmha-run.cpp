@@ -64,6 +64,7 @@ static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's Blo
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
 static cl::opt<bool> optLdsLoadsAtIssue("lds-loads-land-at-issue", cl::desc("test hook (lane targets): a load into LDS lands when issued, not at its wave's wait for it (finds a load started before the barrier that follows another wave's reads of its bytes)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optWavesInTurn("waves-in-turn", cl::desc("test hook (lane targets): one wave at a time, each running to its next barrier before the next moves (finds LDS written while another wave still reads it)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
+static cl::opt<int64_t> optLdsBanks("lds-banks", cl::desc("lane targets: count the kernel's LDS accesses under a bank model of this many 4-byte banks (32: CDNA's LDS; 0: off), reported as lds_read / lds_write cycles against the fewest the bytes need (a model, not a timing; docs/LANE_EMULATOR.md)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<bool> optReverseLanes("reverse-lanes", cl::desc("test hook (lane targets): run the lanes from the last thread to the first (with warp roles: the consumers ahead of the producer)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::list<int64_t> optGridPad("grid-pad", cl::desc("test hook (lane targets): X,Y,Z extra workgroups in each grid dimension, as a launch captured for a larger batch runs"), cl::CommaSeparated, cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optBadPageId("corrupt-page-table", cl::desc("test hook: put a page id outside the pool into the table"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
@@ -288,6 +289,15 @@ int runOnce(ref::Request &req, mlir::fmha::CpuKernel &k, double compileS,
                                   ", \"lanes\": " + std::to_string(laneStats.lanes) +
                                   ", \"mma\": " + std::to_string(laneStats.mmas) +
                                   ", \"barriers\": " + std::to_string(laneStats.barriers) +
+                                  (optLdsBanks
+                                       ? ", \"lds_banks\": " + std::to_string(optLdsBanks) +
+                                             ", \"lds_reads\": " + std::to_string(laneStats.ldsReads) +
+                                             ", \"lds_read_cycles\": " + std::to_string(laneStats.ldsReadCycles) +
+                                             ", \"lds_read_ideal\": " + std::to_string(laneStats.ldsReadIdeal) +
+                                             ", \"lds_writes\": " + std::to_string(laneStats.ldsWrites) +
+                                             ", \"lds_write_cycles\": " + std::to_string(laneStats.ldsWriteCycles) +
+                                             ", \"lds_write_ideal\": " + std::to_string(laneStats.ldsWriteIdeal)
+                                       : std::string()) +
                                   ", \"vd_route\": \"" + kernel->vdRoute() + "\"}"
                             : std::string()) +
                      ", \"oracle\": " + vsOracle.toJson() +
@@ -300,6 +310,12 @@ int runOnce(ref::Request &req, mlir::fmha::CpuKernel &k, double compileS,
     llvm::outs() << (pass ? "PASS" : "FAIL") << " " << (lanes ? "[" + optTarget + " lanes] " : "")
                  << req.str() << " | "
                  << vsOracle.summary() << " | " << vsEmu.summary() << qAdded << "\n";
+  if (optLdsBanks && !optJson)
+    llvm::outs() << "LDS bank model (" << optLdsBanks << " banks, a model): reads "
+                 << laneStats.ldsReadCycles << " cycles for " << laneStats.ldsReadIdeal
+                 << " the bytes need (" << laneStats.ldsReads << " wave accesses), writes "
+                 << laneStats.ldsWriteCycles << " for " << laneStats.ldsWriteIdeal << " ("
+                 << laneStats.ldsWrites << ")\n";
 
   if (!optDump.empty()) {
     auto nm = [](ref::DType t) { return std::string(ref::dtypeName(t)); };
@@ -377,6 +393,11 @@ int main(int argc, char **argv) {
     if (!lanes)
       return fail(2, "--grid-pad needs a lane target (--target CHIP)");
     ::fmha::lane::setLaneGridPadding(optGridPad[0], optGridPad[1], optGridPad[2]);
+  }
+  if (optLdsBanks) {
+    if (!lanes || optLdsBanks < 1 || optLdsBanks > 128)
+      return fail(2, "--lds-banks takes 1 to 128 banks and a lane target (--target CHIP)");
+    ::fmha::lane::setLdsBankModel(optLdsBanks);
   }
   if (optWavesInTurn) {
     if (!lanes)

@@ -489,6 +489,41 @@ TEST(LaneRuntime, AnLdsLoadLandingOverAStoreIsAnError) {
             std::string::npos);
 }
 
+// The LDS bank model (setLdsBankModel, 32 banks of 4 bytes): a wave's
+// 16-byte accesses go 8 lanes a cycle. Lane t reads 16 bytes at 16 t (every
+// bank once a group: 8 cycles, the fewest), at 128 t (rows of 128 bytes:
+// the 8 lanes of a group in the same 4 banks, 8 cycles each: 64), at 0 (one
+// word read by every lane: 8), and writes 4 bytes at 4 t (32 lanes a cycle
+// on 32 banks: 2).
+void ldsBankLane(int64_t *) {
+  int64_t t = fmha_lane_id(lane::ThreadX);
+  auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 128 * 64));
+  int64_t base = reinterpret_cast<int64_t>(s);
+  fmha_lane_lds_access(30, base + 16 * t, 16, 0);
+  fmha_lane_lds_access(31, base + 128 * t, 16, 0);
+  fmha_lane_lds_access(32, base, 16, 0);
+  fmha_lane_lds_access(33, base + 4 * t, 4, 1);
+}
+
+TEST(LaneRuntime, LdsBankModelCountsConflicts) {
+  lane::takeLaneRuntimeStats();
+  lane::setLdsBankModel(32);
+  fmha_lane_launch(ldsBankLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  lane::setLdsBankModel(0);
+  ASSERT_EQ(lane::takeLaneRuntimeError(), "");
+  lane::LaneRuntimeStats st = lane::takeLaneRuntimeStats();
+  EXPECT_EQ(st.ldsReads, 3);
+  EXPECT_EQ(st.ldsReadCycles, 8 + 64 + 8);
+  EXPECT_EQ(st.ldsReadIdeal, 3 * 8);
+  EXPECT_EQ(st.ldsWrites, 1);
+  EXPECT_EQ(st.ldsWriteCycles, 2);
+  EXPECT_EQ(st.ldsWriteIdeal, 2);
+  // Off (the default): the calls count nothing.
+  fmha_lane_launch(ldsBankLane, 1, 1, 1, 64, 1, 1, nullptr, 64);
+  st = lane::takeLaneRuntimeStats();
+  EXPECT_EQ(st.ldsReads + st.ldsWrites, 0);
+}
+
 void ldsLoadBadSizeLane(int64_t *) {
   auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 64));
   fmha_lane_lds_load(reinterpret_cast<int64_t>(s), 1, 1, 8);

@@ -116,6 +116,7 @@ inline constexpr const char *kNamedBarrier = "fmha_lane_named_barrier";
 inline constexpr const char *kElect = "fmha_lane_elect";
 inline constexpr const char *kLdsLoad = "fmha_lane_lds_load";
 inline constexpr const char *kLdsLoadWait = "fmha_lane_lds_load_wait";
+inline constexpr const char *kLdsAccess = "fmha_lane_lds_access";
 /// fmha_lane_out_of_bounds's dim for a load across a bounded view's end.
 inline constexpr int32_t kStraddle = -1;
 
@@ -213,6 +214,7 @@ void fmha_lane_named_barrier(int32_t site, int32_t id, int32_t n, int32_t wait);
 int32_t fmha_lane_elect(int32_t site);
 void fmha_lane_lds_load(int64_t at, int64_t lo, int64_t hi, int64_t bytes);
 void fmha_lane_lds_load_wait(int32_t site, int32_t pending);
+void fmha_lane_lds_access(int32_t site, int64_t at, int32_t bytes, int32_t store);
 }
 
 #endif // FMHA_EMULATOR_LANEABI_H

@@ -43,6 +43,11 @@ struct LaneRuntimeStats {
   int64_t outOfBounds = 0; // fmha_lane_out_of_bounds calls
   int64_t namedBarriers = 0; // completed generations of named barriers
   int64_t mbarrierWaits = 0; // mbarrier waits that had to wait (suspended)
+  /// With setLdsBankModel: the LDS accesses counted (wave ops), the cycles
+  /// the bank model gives them and the fewest their bytes need, reads and
+  /// writes apart.
+  int64_t ldsReads = 0, ldsReadCycles = 0, ldsReadIdeal = 0;
+  int64_t ldsWrites = 0, ldsWriteCycles = 0, ldsWriteIdeal = 0;
 };
 LaneRuntimeStats takeLaneRuntimeStats();
 
@@ -74,6 +79,15 @@ void setLdsLoadsLandAtIssue(bool atIssue);
 /// With setLdsLoadsLandAtIssue it finds a wave overwriting LDS another
 /// wave has not finished reading.
 void setLaneWavesInTurn(bool inTurn);
+
+/// Every later launch on this thread counts its LDS accesses under a bank
+/// model (0 banks: off, the default): each access of a wave is a wave op;
+/// its lanes go in groups of banks * 4 / bytes consecutive lanes a cycle,
+/// and a group takes as many cycles as the most distinct 4-byte words any
+/// one bank holds among its lanes' bytes (one word read by several lanes
+/// is one). The fewest cycles: the wave's bytes / (banks * 4). A model of
+/// the LDS of CDNA (32 banks of 4 bytes), not a timing.
+void setLdsBankModel(int64_t banks);
 
 } // namespace fmha::lane
 

@@ -536,9 +536,57 @@ struct Rewriter {
                          ArrayRef<DimCheck> dims);
   void guardAccess(Operation *op);
   void rewriteBoundedView(amdgpu::FatRawBufferCastOp op);
+  void countLdsAccess(Operation *op);
+  /// The site constants of countLdsAccess's calls, numbered at the end.
+  SmallVector<arith::ConstantOp> ldsSites;
   void guardSubView(memref::SubViewOp op);
   void rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes);
 };
+
+/// Before an LDS access (a load or store of workgroup memory, a transpose
+/// load): its byte address and size for the runtime's bank model
+/// (fmha_lane_lds_access; nothing when the model is off).
+void Rewriter::countLdsAccess(Operation *op) {
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  Value mem;
+  ValueRange ix;
+  Type elem;
+  bool store = false;
+  if (auto l = dyn_cast<vector::LoadOp>(op))
+    mem = l.getBase(), ix = l.getIndices(), elem = l.getVectorType();
+  else if (auto s = dyn_cast<vector::StoreOp>(op))
+    mem = s.getBase(), ix = s.getIndices(), elem = s.getVectorType(), store = true;
+  else if (auto l = dyn_cast<memref::LoadOp>(op))
+    mem = l.getMemRef(), ix = l.getIndices(), elem = l.getType();
+  else if (auto s = dyn_cast<memref::StoreOp>(op))
+    mem = s.getMemRef(), ix = s.getIndices(), elem = s.getValue().getType(), store = true;
+  else if (auto t = dyn_cast<amdgpu::TransposeLoadOp>(op))
+    mem = t.getSrc(), ix = t.getSrcIndices(), elem = t.getResult().getType();
+  else
+    return;
+  auto mt = cast<MemRefType>(mem.getType());
+  int64_t eb = mt.getElementTypeBitWidth() / 8;
+  int64_t bytes = isa<VectorType>(elem)
+                      ? cast<VectorType>(elem).getNumElements() *
+                            cast<VectorType>(elem).getElementTypeBitWidth() / 8
+                      : elem.getIntOrFloatBitWidth() / 8;
+  // Identity layouts of static shape (the workgroup buffers and their
+  // views): the element index is row-major in the shape.
+  if (!mt.getLayout().isIdentity() || !mt.hasStaticShape())
+    return;
+  Value at = arith::ConstantIndexOp::create(b, 0);
+  for (auto [i, x] : llvm::enumerate(ix))
+    at = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, at, arith::ConstantIndexOp::create(b, mt.getDimSize(i))), x);
+  at = arith::AddIOp::create(
+      b, memref::ExtractAlignedPointerAsIndexOp::create(b, mem),
+      arith::MulIOp::create(b, at, arith::ConstantIndexOp::create(b, eb)));
+  Type i64 = b.getI64Type();
+  auto siteConst = arith::ConstantOp::create(b, b.getI32IntegerAttr(0));
+  ldsSites.push_back(siteConst);
+  call(b, lane::kLdsAccess,
+       {siteConst, arith::IndexCastOp::create(b, i64, at), i32(b, bytes), i32(b, store)}, {});
+}
 
 void Rewriter::rewriteOp(Operation *op) {
   ImplicitLocOpBuilder b(op->getLoc(), op);
@@ -1160,6 +1208,27 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   slotC = slot();
   slotD = slot();
 
+  // LDS accesses (loads and stores of workgroup memory, transpose loads),
+  // found while their memrefs still say so: each gets a call that the
+  // runtime's LDS bank model counts when it is on. Their sites are numbered
+  // last (ldsSites), so the wave ops' and bounds checks' keep their ids.
+  SmallVector<Operation *> ldsAccesses;
+  auto inLds = [](Value mem) {
+    auto t = dyn_cast<MemRefType>(mem.getType());
+    auto space = t ? dyn_cast_or_null<gpu::AddressSpaceAttr>(t.getMemorySpace()) : nullptr;
+    return space && space.getValue() == gpu::AddressSpace::Workgroup;
+  };
+  f.walk([&](Operation *op) {
+    if ((isa<vector::LoadOp>(op) && inLds(cast<vector::LoadOp>(op).getBase())) ||
+        (isa<vector::StoreOp>(op) && inLds(cast<vector::StoreOp>(op).getBase())) ||
+        (isa<memref::LoadOp>(op) && inLds(cast<memref::LoadOp>(op).getMemRef())) ||
+        (isa<memref::StoreOp>(op) && inLds(cast<memref::StoreOp>(op).getMemRef())) ||
+        isa<amdgpu::TransposeLoadOp>(op))
+      ldsAccesses.push_back(op);
+  });
+  for (Operation *op : ldsAccesses)
+    countLdsAccess(op);
+
   // Workgroup attributions: one runtime buffer each, per workgroup.
   SmallVector<unsigned> attrArgs;
   for (unsigned i = nArgs; i < entry.getNumArguments(); ++i) {
@@ -1219,6 +1288,10 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
         guardAccess(op);
     }
   }
+
+  for (arith::ConstantOp c : ldsSites)
+    c.setValueAttr(IntegerAttr::get(c.getType(), nextSite++));
+  ldsSites.clear();
 
   // The entry the runtime calls: args[i] holds argument i (pointers as
   // integers).
