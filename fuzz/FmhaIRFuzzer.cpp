@@ -89,7 +89,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ctx.loadAllAvailableDialects();
   ctx.printOpOnDiagnostic(false);
   ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(body, &ctx);
+  // The parser's lexer reads up to a null character (a MemoryBuffer has
+  // one): parse a null-terminated copy, not the fuzzer's bytes in place
+  // (ASan: a heap overflow in the lexer's search past the input's end).
+  std::string source = body.str();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
   if (!module || pipeline.empty())
     return 0;
   PassManager pm(&ctx);
