@@ -219,23 +219,25 @@ template <typename Options> std::string readOptions(const char *text, Options &o
   const llvm::json::Object *obj = v->getAsObject();
   if (!obj)
     return "invalid options JSON: not an object";
-  auto flag = [&](llvm::StringRef key, bool &field) -> std::string {
+  // The value of `key`, when there is one, into `field` through `as` (a
+  // json::Value getter); "" or what the value must be.
+  auto field = [&](llvm::StringRef key, auto &out, auto as,
+                   const char *must) -> std::string {
     if (const llvm::json::Value *x = obj->get(key)) {
-      std::optional<bool> b = x->getAsBoolean();
-      if (!b)
-        return "invalid options: \"" + key.str() + "\" must be true or false";
-      field = *b;
+      auto got = as(*x);
+      if (!got)
+        return "invalid options: \"" + key.str() + "\" must be " + must;
+      out = *got;
     }
     return "";
   };
-  auto count = [&](llvm::StringRef key, int64_t &field) -> std::string {
-    if (const llvm::json::Value *x = obj->get(key)) {
-      std::optional<int64_t> i = x->getAsInteger();
-      if (!i)
-        return "invalid options: \"" + key.str() + "\" must be an integer";
-      field = *i;
-    }
-    return "";
+  auto flag = [&](llvm::StringRef key, bool &out) {
+    return field(key, out, [](const llvm::json::Value &x) { return x.getAsBoolean(); },
+                 "true or false");
+  };
+  auto count = [&](llvm::StringRef key, int64_t &out) {
+    return field(key, out, [](const llvm::json::Value &x) { return x.getAsInteger(); },
+                 "an integer");
   };
   static constexpr const char *kKeys[] = {
       "folds", "peel", "pipeline", "warp_specialize", "transpose_v", "ping_pong",
