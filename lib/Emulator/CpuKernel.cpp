@@ -157,6 +157,10 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   impl->lanes = opt.target != "host";
   const std::string &t = opt.target;
   code = 2;
+  if (std::string e = loweringCountsError(opt.kvStages, opt.kvUnroll, opt.warps); !e.empty()) {
+    error = e;
+    return nullptr;
+  }
   if (!lookupChip(t)) {
     error = "target must be " + expectedChipsText() + ", not '" + t + "'";
     return nullptr;

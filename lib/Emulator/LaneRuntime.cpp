@@ -218,31 +218,38 @@ std::string hex(uint64_t v) {
 }
 
 /// One LDS access of the n lanes of a wave under the bank model
-/// (setLdsBankModel): groups of banks * 4 / bytes consecutive lanes a
-/// cycle, each as many cycles as the most distinct words one bank holds.
+/// (setLdsBankModel): in pieces of at most 16 bytes (the widest LDS
+/// instruction), each in groups of banks * 4 / bytes consecutive lanes a
+/// cycle, each group as many cycles as the most distinct words one bank
+/// holds.
 void countLdsAccess(Lane **wave, int64_t n) {
-  int64_t bytes = std::max<int64_t>(1, wave[0]->width);
+  int64_t width = std::max<int64_t>(1, wave[0]->width);
   int64_t banks = tLdsBanks;
-  int64_t group = std::max<int64_t>(1, banks * 4 / bytes);
-  int64_t cycles = 0;
+  int64_t cycles = 0, ideal = 0;
   std::vector<std::vector<int64_t>> words(banks);
-  for (int64_t g0 = 0; g0 < n; g0 += group) {
-    for (auto &w : words)
-      w.clear();
-    for (int64_t i = g0; i < std::min(n, g0 + group); ++i) {
-      int64_t first = wave[i]->descA >> 2, last = (wave[i]->descA + wave[i]->width - 1) >> 2;
-      for (int64_t w = first; w <= last; ++w) {
-        auto &ws = words[w % banks];
-        if (std::find(ws.begin(), ws.end(), w) == ws.end())
-          ws.push_back(w);
+  // An access wider than 16 bytes is issued as 16-byte instructions
+  // (ds_read_b128): each piece is an access of its own.
+  for (int64_t at = 0; at < width; at += 16) {
+    int64_t bytes = std::min<int64_t>(16, width - at);
+    int64_t group = std::max<int64_t>(1, banks * 4 / bytes);
+    for (int64_t g0 = 0; g0 < n; g0 += group) {
+      for (auto &w : words)
+        w.clear();
+      for (int64_t i = g0; i < std::min(n, g0 + group); ++i) {
+        int64_t a = wave[i]->descA + at;
+        for (int64_t w = a >> 2; w <= (a + bytes - 1) >> 2; ++w) {
+          auto &ws = words[w % banks];
+          if (std::find(ws.begin(), ws.end(), w) == ws.end())
+            ws.push_back(w);
+        }
       }
+      size_t most = 0;
+      for (auto &w : words)
+        most = std::max(most, w.size());
+      cycles += static_cast<int64_t>(most);
     }
-    size_t most = 0;
-    for (auto &w : words)
-      most = std::max(most, w.size());
-    cycles += static_cast<int64_t>(most);
+    ideal += (n * bytes + banks * 4 - 1) / (banks * 4);
   }
-  int64_t ideal = (n * bytes + banks * 4 - 1) / (banks * 4);
   if (wave[0]->mode) {
     ++tStats.ldsWrites, tStats.ldsWriteCycles += cycles, tStats.ldsWriteIdeal += ideal;
   } else {

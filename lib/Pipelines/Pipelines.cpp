@@ -360,3 +360,14 @@ void fmha::registerFmhaPipelines() {
       "by default)",
       "sm_90", buildFmhaToNVVMPipeline);
 }
+
+std::string mlir::fmha::loweringCountsError(int64_t kvStages, int64_t kvUnroll,
+                                            int64_t warps) {
+  if (kvStages < 2 || kvStages > 8)
+    return "kv stages must be 2 to 8, not " + std::to_string(kvStages);
+  if (kvUnroll != -1 && (kvUnroll < 1 || kvUnroll > 8))
+    return "kv unroll must be -1 (auto) or 1 to 8, not " + std::to_string(kvUnroll);
+  if (warps < 0 || warps > 16)
+    return "warps must be 0 (the chip's) to 16, not " + std::to_string(warps);
+  return "";
+}

@@ -395,8 +395,11 @@ int main(int argc, char **argv) {
     ::fmha::lane::setLaneGridPadding(optGridPad[0], optGridPad[1], optGridPad[2]);
   }
   if (optLdsBanks) {
-    if (!lanes || optLdsBanks < 1 || optLdsBanks > 128)
-      return fail(2, "--lds-banks takes 1 to 128 banks and a lane target (--target CHIP)");
+    if (!lanes || optLdsBanks < 1 || optLdsBanks > 128 ||
+        llvm::StringRef(optTarget).starts_with("sm_"))
+      return fail(2, "--lds-banks takes 1 to 128 banks and an AMDGPU lane target "
+                     "(--target gfx942 | gfx950: NVIDIA's cp.async and wgmma reads "
+                     "are not counted)");
     ::fmha::lane::setLdsBankModel(optLdsBanks);
   }
   if (optWavesInTurn) {

@@ -267,6 +267,15 @@ TEST(CAPI, LoweringOptionsReachTheKernel) {
   EXPECT_NE(msg.find("\"lds_loads\" must be true, false or null"), std::string::npos) << msg;
   EXPECT_EQ(compileWith(R"([1])", "mlir", mlir, manifest, msg), 2);
   EXPECT_NE(msg.find("not an object"), std::string::npos) << msg;
+  // Counts out of range (a huge kv_stages or kv_unroll had built rings or
+  // unrolled loops that exhausted the host's memory).
+  EXPECT_EQ(compileWith(R"({"kv_stages": 4611686018427387904})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("kv stages must be 2 to 8"), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"({"kv_unroll": 4096})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("kv unroll must be -1 (auto) or 1 to 8"), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"({"kv_unroll": 0})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_EQ(compileWith(R"({"warps": -4})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("warps must be 0 (the chip's) to 16"), std::string::npos) << msg;
   EXPECT_EQ(compileWith(R"({"vd_route": "nonsense"})", "mlir", mlir, manifest, msg), 2);
   EXPECT_NE(msg.find("nonsense"), std::string::npos) << msg;
   // The CPU kernel takes the same options (the lane emulator's gfx942
@@ -279,6 +288,12 @@ TEST(CAPI, LoweringOptionsReachTheKernel) {
   fmha_free(diag);
   diag = nullptr;
   k = nullptr;
+  EXPECT_EQ(fmha_cpu_compile_options(req, "gfx942", R"({"kv_unroll": 0})", &k, &diag), 2);
+  EXPECT_EQ(k, nullptr);
+  ASSERT_NE(diag, nullptr);
+  EXPECT_NE(std::string(diag).find("kv unroll must be"), std::string::npos) << diag;
+  fmha_free(diag);
+  diag = nullptr;
   EXPECT_EQ(fmha_cpu_compile_options(req, "gfx942", R"({"kv_stage": 2})", &k, &diag), 2);
   EXPECT_EQ(k, nullptr);
   ASSERT_NE(diag, nullptr);

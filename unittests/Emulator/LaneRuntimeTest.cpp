@@ -494,7 +494,7 @@ TEST(LaneRuntime, AnLdsLoadLandingOverAStoreIsAnError) {
 // bank once a group: 8 cycles, the fewest), at 128 t (rows of 128 bytes:
 // the 8 lanes of a group in the same 4 banks, 8 cycles each: 64), at 0 (one
 // word read by every lane: 8), and writes 4 bytes at 4 t (32 lanes a cycle
-// on 32 banks: 2).
+// on 32 banks: 2); a 64-byte read at 128 t is four 16-byte ones (256).
 void ldsBankLane(int64_t *) {
   int64_t t = fmha_lane_id(lane::ThreadX);
   auto *s = static_cast<uint8_t *>(fmha_lane_shared(0, 128 * 64));
@@ -503,6 +503,8 @@ void ldsBankLane(int64_t *) {
   fmha_lane_lds_access(31, base + 128 * t, 16, 0);
   fmha_lane_lds_access(32, base, 16, 0);
   fmha_lane_lds_access(33, base + 4 * t, 4, 1);
+  // 64 bytes at 128 t: four 16-byte pieces, each as the read at 128 t.
+  fmha_lane_lds_access(34, base + 128 * t, 64, 0);
 }
 
 TEST(LaneRuntime, LdsBankModelCountsConflicts) {
@@ -512,9 +514,9 @@ TEST(LaneRuntime, LdsBankModelCountsConflicts) {
   lane::setLdsBankModel(0);
   ASSERT_EQ(lane::takeLaneRuntimeError(), "");
   lane::LaneRuntimeStats st = lane::takeLaneRuntimeStats();
-  EXPECT_EQ(st.ldsReads, 3);
-  EXPECT_EQ(st.ldsReadCycles, 8 + 64 + 8);
-  EXPECT_EQ(st.ldsReadIdeal, 3 * 8);
+  EXPECT_EQ(st.ldsReads, 4);
+  EXPECT_EQ(st.ldsReadCycles, 8 + 64 + 8 + 4 * 64);
+  EXPECT_EQ(st.ldsReadIdeal, 3 * 8 + 4 * 8);
   EXPECT_EQ(st.ldsWrites, 1);
   EXPECT_EQ(st.ldsWriteCycles, 2);
   EXPECT_EQ(st.ldsWriteIdeal, 2);

@@ -223,6 +223,12 @@ struct LaneKernelOptions {
   /// tile among 8 waves, block_m 256).
   int64_t warps = 0;
 };
+/// "" when the lowering's counts are in range, else the rule they break:
+/// kv stages 2 to 8, kv unroll -1 (auto) or 1 to 8, warps 0 (the chip's)
+/// to 16 (larger values made rings or unrolled loops that exhausted the
+/// host's memory). compileRequest and the CPU kernel's compile check it.
+std::string loweringCountsError(int64_t kvStages, int64_t kvUnroll, int64_t warps);
+
 /// The front half's options as fmha-compile's CompileOptions and the lane
 /// emulator's CpuKernelOptions give them (the same twelve fields).
 template <typename Options>
