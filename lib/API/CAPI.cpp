@@ -186,20 +186,30 @@ std::string readRequest(const llvm::json::Object &o, ref::Request &r,
   return "";
 }
 
+/// `text` parsed into `v`, which must be a JSON object; "" or the message
+/// ("invalid <what> JSON: ..."). llvm::json::parse recurses once per
+/// nesting level: a deep document overflowed the host's stack
+/// (CAPIRequestFuzzer), so nesting past kMaxJsonDepth is refused first.
+std::string parseObject(const char *text, const char *what, llvm::json::Value &v) {
+  std::string prefix = std::string("invalid ") + what + " JSON: ";
+  if (std::string err = nestingTooDeep(text); !err.empty())
+    return prefix + err;
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed)
+    return prefix + llvm::toString(parsed.takeError());
+  if (!parsed->getAsObject())
+    return prefix + "not an object";
+  v = std::move(*parsed);
+  return "";
+}
+
 /// The request of `text`, a JSON object; "" or the message (for exit 2).
 std::string parseRequest(const char *text, ref::Request &req,
                          bool lengthsRequired) {
-  // llvm::json::parse recurses once per nesting level: a deep document
-  // overflowed the host's stack (CAPIRequestFuzzer). A request is two
-  // levels deep; refuse past kMaxJsonDepth before parsing.
-  if (std::string err = nestingTooDeep(text); !err.empty())
-    return "invalid request JSON: " + err;
-  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
-  if (!v)
-    return "invalid request JSON: " + llvm::toString(v.takeError());
-  const llvm::json::Object *o = v->getAsObject();
-  if (!o)
-    return "invalid request JSON: not an object";
+  llvm::json::Value v = nullptr;
+  if (std::string err = parseObject(text, "request", v); !err.empty())
+    return err;
+  const llvm::json::Object *o = v.getAsObject();
   if (std::string err = readRequest(*o, req, lengthsRequired); !err.empty())
     return "invalid request: " + err;
   return "";
@@ -211,14 +221,10 @@ std::string parseRequest(const char *text, ref::Request &req,
 template <typename Options> std::string readOptions(const char *text, Options &o) {
   if (!text || !*text)
     return "";
-  if (std::string e = nestingTooDeep(text); !e.empty())
-    return "invalid options JSON: " + e;
-  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
-  if (!v)
-    return "invalid options JSON: " + llvm::toString(v.takeError());
-  const llvm::json::Object *obj = v->getAsObject();
-  if (!obj)
-    return "invalid options JSON: not an object";
+  llvm::json::Value v = nullptr;
+  if (std::string err = parseObject(text, "options", v); !err.empty())
+    return err;
+  const llvm::json::Object *obj = v.getAsObject();
   // The value of `key`, when there is one, into `field` through `as` (a
   // json::Value getter); "" or what the value must be.
   auto field = [&](llvm::StringRef key, auto &out, auto as,

@@ -126,8 +126,10 @@ def options_json(options):
     the C interface takes them (fmha_compile_options): keys folds, peel,
     pipeline, warp_specialize, transpose_v, ping_pong (bool), kv_stages,
     kv_unroll, warps (int), lds_loads (bool or None: the chip's choice),
-    vd_route (str)."""
-    return None if options is None else json.dumps(options, sort_keys=True).encode()
+    vd_route (str). Keys set to None are left out (the compiler's choice),
+    and no options at all is None, so that a kernel has one cache key."""
+    kept = {k: v for k, v in (options or {}).items() if v is not None}
+    return json.dumps(kept, sort_keys=True).encode() if kept else None
 
 
 def compile(request, chip="gfx950", format="bin", options=None):  # noqa: A001 (the API's name)

@@ -70,6 +70,12 @@ class CompileTest(unittest.TestCase):
         cache.get(req, "gfx942", "isa")
         cache.get(req, "gfx942", "isa", options)
         self.assertEqual(cache.compiles, 2)
+        # The same choices again, in another order or with a key left to
+        # the compiler (None), and no options as {}: no compile.
+        cache.get(req, "gfx942", "isa", {"vd_route": "exp2_bias", "warps": 8, "lds_loads": True})
+        cache.get(req, "gfx942", "isa", dict(options, kv_unroll=None))
+        cache.get(req, "gfx942", "isa", {})
+        self.assertEqual(cache.compiles, 2)
 
     def test_same_bytes_as_fmha_compile(self):
         with tempfile.TemporaryDirectory() as d:
