@@ -226,6 +226,9 @@ def regime(chip, page, quant="kv_blockscale", soft_cap=False):
     fits = aligned and page % k == 0 and steps % min(steps, page // k) == 0
     if chip in AMDGPU and not soft_cap and not (fits and bn <= 2 * page and page == k):
         r["vd_route"] = "exp2_bias"
+    # sm_90a at page 1 (2026-12-07, fifteenth session: timed faster there).
+    if chip == "sm_90a" and not soft_cap and page == 1:
+        r["vd_route"] = "exp2_bias"
     if fits:
         group = min(steps, page // k)
         r.setdefault("vd_route",

@@ -67,10 +67,21 @@ REQUESTS = [
     ("K into LDS, D=256, P=1024, kv_blockscale, causal", ["--lds-loads", "--head-dim", "256"]),
     ("K into LDS, 8 waves (block_m 256), P=1024, kv_blockscale, causal",
      ["--lds-loads", "--warps", "8"]),
+    # gfx942 only: K and V^T row-major in LDS (--lds-swizzle=false; the
+    # chip's choice is chunk-major), the control of the layout.
+    ("row-major LDS, P=1024, kv_blockscale, causal", ["--lds-swizzle=false"]),
+    ("row-major LDS, P=16, kv_blockscale, causal", ["--lds-swizzle=false", "--page-size", "16"]),
+    ("row-major LDS, P=64, kv_blockscale, causal", ["--lds-swizzle=false", "--page-size", "64"]),
+    ("row-major LDS, D=64, P=1024, kv_blockscale, causal",
+     ["--lds-swizzle=false", "--head-dim", "64"]),
+    ("row-major LDS, D=256, P=1024, kv_blockscale, causal",
+     ["--lds-swizzle=false", "--head-dim", "256"]),
+    ("row-major LDS, 8 waves (block_m 256), P=1024, kv_blockscale, causal",
+     ["--lds-swizzle=false", "--warps", "8"]),
 ]
 # Rows only one chip reaches (the flag has no effect on the other, or is
 # its default).
-ONLY = {"--lds-loads=false": "gfx950", "--lds-loads": "gfx942"}
+ONLY = {"--lds-loads=false": "gfx950", "--lds-loads": "gfx942", "--lds-swizzle=false": "gfx942"}
 MNK = {"v_mfma_f32_32x32x16_fp8_fp8": 32 * 32 * 16, "v_mfma_f32_32x32x64_f8f6f4": 32 * 32 * 64,
        "v_mfma_f32_32x32x8_bf16": 32 * 32 * 8, "v_mfma_f32_32x32x16_bf16": 32 * 32 * 16}
 

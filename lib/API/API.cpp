@@ -73,6 +73,7 @@ static Result compileIn(MLIRContext &ctx, const Request &request,
   options.kvStages = target.kvStages;
   options.kvUnroll = target.kvUnroll;
   options.ldsLoads = target.ldsLoads;
+  options.ldsSwizzle = target.ldsSwizzle;
   options.vdRoute = target.vdRoute;
   options.warps = target.warps;
   switch (target.format) {

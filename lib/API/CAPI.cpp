@@ -247,7 +247,7 @@ template <typename Options> std::string readOptions(const char *text, Options &o
   };
   static constexpr const char *kKeys[] = {
       "folds", "peel", "pipeline", "warp_specialize", "transpose_v", "ping_pong",
-      "kv_stages", "kv_unroll", "lds_loads", "vd_route", "warps"};
+      "kv_stages", "kv_unroll", "lds_loads", "lds_swizzle", "vd_route", "warps"};
   for (const auto &kv : *obj)
     if (!llvm::is_contained(kKeys, llvm::StringRef(kv.first)))
       return "invalid options: unknown key \"" + kv.first.str() + "\"";
@@ -264,15 +264,18 @@ template <typename Options> std::string readOptions(const char *text, Options &o
                             {"warps", &o.warps}})
     if (std::string e = count(key, *field); !e.empty())
       return e;
-  if (const llvm::json::Value *x = obj->get("lds_loads")) {
-    // true, false or null (the chip's choice).
-    if (x->getAsNull())
-      o.ldsLoads.reset();
-    else if (std::optional<bool> b = x->getAsBoolean())
-      o.ldsLoads = *b;
-    else
-      return "invalid options: \"lds_loads\" must be true, false or null";
-  }
+  // true, false or null (the chip's choice).
+  for (auto [key, field] :
+       {std::pair<const char *, std::optional<bool> *>{"lds_loads", &o.ldsLoads},
+        {"lds_swizzle", &o.ldsSwizzle}})
+    if (const llvm::json::Value *x = obj->get(key)) {
+      if (x->getAsNull())
+        field->reset();
+      else if (std::optional<bool> b = x->getAsBoolean())
+        *field = *b;
+      else
+        return "invalid options: \"" + std::string(key) + "\" must be true, false or null";
+    }
   if (const llvm::json::Value *x = obj->get("vd_route")) {
     std::optional<llvm::StringRef> s = x->getAsString();
     if (!s)

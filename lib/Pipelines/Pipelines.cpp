@@ -99,6 +99,8 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   o.kvUnroll = options.kvUnroll;
   if (options.ldsLoads != llvm::cl::BOU_UNSET)
     o.ldsLoads = options.ldsLoads == llvm::cl::BOU_TRUE;
+  if (options.ldsSwizzle != llvm::cl::BOU_UNSET)
+    o.ldsSwizzle = options.ldsSwizzle == llvm::cl::BOU_TRUE;
   o.warps = options.warps;
   return o;
 }
@@ -287,6 +289,14 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   pm.addPass(createOutlineKernel(outline));
   ConvertFmhaToGPUOptions gpu;
   gpu.chip = chip.str();
+  // AMDGPU: K and V^T chunk-major in LDS, the chip's choice where the
+  // lanes stage its steady loop's tiles (gfx942: the LDS bank model's
+  // operand reads 12x -> 1.0x their conflict-free cycles, llvm-mca within
+  // a few percent on most rows; bench/NOTES.md, 2026-12-07, fifteenth
+  // session); off on gfx950, whose loads into LDS fill them (only its
+  // masked tiles would take it, with more spills).
+  gpu.ldsBankSwizzle = info && info->vendor == ChipVendor::AMDGPU &&
+                       options.ldsSwizzle.value_or(info->ldsLoadBytes < 16);
   pm.addPass(createConvertFmhaToGPU(gpu));
 }
 

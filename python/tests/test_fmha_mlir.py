@@ -56,14 +56,19 @@ class CompileTest(unittest.TestCase):
             subprocess.run(env=TOOL_ENV, args=[FMHA_COMPILE, "--chip", "gfx942", "--qo-len", "100,7",
                             "--kv-len", "1500,64", "--page-size", "16", "--q-dtype", "f8E4M3FNUZ",
                             "--kv-dtype", "f8E4M3FNUZ", "--lse", "--lds-loads",
+                            "--lds-swizzle=false",
                             "--warps", "8", "--vd-route", "exp2_bias", "--emit", "isa",
                             "-o", os.path.join(d, "k")], check=True)
             with open(os.path.join(d, "k.s"), "rb") as f:
                 isa = f.read()
-        options = {"lds_loads": True, "warps": 8, "vd_route": "exp2_bias"}
+        options = {"lds_loads": True, "warps": 8, "vd_route": "exp2_bias", "lds_swizzle": False}
         k = fmha_mlir.compile(req, chip="gfx942", format="isa", options=options)
         self.assertEqual(k.binary, isa)
         self.assertNotEqual(fmha_mlir.compile(req, chip="gfx942", format="isa").binary, isa)
+        # lds_swizzle reaches the kernel: with the chip's choice (chunk-major
+        # V^T) the code object differs.
+        self.assertNotEqual(fmha_mlir.compile(req, chip="gfx942", format="isa",
+                                              options=dict(options, lds_swizzle=None)).binary, isa)
         with self.assertRaisesRegex(NotImplementedError, 'unknown key "lds"'):
             fmha_mlir.compile(req, chip="gfx942", format="isa", options={"lds": True})
         cache = fmha_mlir.KernelCache()
@@ -72,7 +77,8 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(cache.compiles, 2)
         # The same choices again, in another order or with a key left to
         # the compiler (None), and no options as {}: no compile.
-        cache.get(req, "gfx942", "isa", {"vd_route": "exp2_bias", "warps": 8, "lds_loads": True})
+        cache.get(req, "gfx942", "isa", {"vd_route": "exp2_bias", "warps": 8, "lds_loads": True,
+                                         "lds_swizzle": False})
         cache.get(req, "gfx942", "isa", dict(options, kv_unroll=None))
         cache.get(req, "gfx942", "isa", {})
         self.assertEqual(cache.compiles, 2)

@@ -81,6 +81,14 @@ inline cl::opt<cl::boolOrDefault> optLdsLoads(
              "single-stage); unset: the chip's choice (gfx950 on, gfx942 "
              "off), =true or =false; an NVIDIA chip ignores it"),
     cl::init(cl::BOU_UNSET), cl::cat(kToolCategory));
+inline cl::opt<cl::boolOrDefault> optLdsSwizzle(
+    "lds-swizzle",
+    cl::desc("AMDGPU: the K and V tiles the lanes stage in LDS chunk-major "
+             "(16-byte column chunks of consecutive rows contiguous: operand "
+             "reads without bank conflicts; V^T's k steps in pairs; "
+             "convert-fmha-to-gpu lds-bank-swizzle); unset: the chip's "
+             "choice, =true or =false; an NVIDIA chip ignores it"),
+    cl::init(cl::BOU_UNSET), cl::cat(kToolCategory));
 inline cl::opt<int64_t> optWarps(
     "warps",
     cl::desc("AMDGPU: waves of a workgroup sharing each K/V tile (0, the "
@@ -108,6 +116,8 @@ template <typename Options> void applyKernelFlags(Options &o) {
   o.kvUnroll = optKvUnroll;
   if (optLdsLoads != cl::BOU_UNSET)
     o.ldsLoads = optLdsLoads == cl::BOU_TRUE;
+  if (optLdsSwizzle != cl::BOU_UNSET)
+    o.ldsSwizzle = optLdsSwizzle == cl::BOU_TRUE;
   o.vdRoute = optVdRoute;
   o.warps = optWarps;
 }

@@ -249,6 +249,15 @@ TEST(CAPI, LoweringOptionsReachTheKernel) {
   std::string isaEmpty;
   ASSERT_EQ(compileWith("", "isa", isaEmpty, manifest, msg), 0) << msg;
   EXPECT_EQ(isaEmpty, isa);
+  // lds_swizzle: gfx942's choice is chunk-major (V^T read by ds_read_b128),
+  // false row-major (V^T read by ds_read2_b64).
+  EXPECT_EQ(isa.find("ds_read2_b64"), std::string::npos) << "gfx942's choice: chunk-major";
+  std::string isaRowMajor;
+  ASSERT_EQ(compileWith(R"({"lds_swizzle": false})", "isa", isaRowMajor, manifest, msg), 0)
+      << msg;
+  EXPECT_NE(isaRowMajor.find("ds_read2_b64"), std::string::npos) << "lds_swizzle: row-major";
+  ASSERT_EQ(compileWith(R"({"lds_swizzle": null})", "isa", isaEmpty, manifest, msg), 0) << msg;
+  EXPECT_EQ(isaEmpty, isa);
   ASSERT_EQ(compileWith(R"({"lds_loads": true})", "isa", isa, manifest, msg), 0) << msg;
   EXPECT_NE(isa.find("buffer_load_dword"), std::string::npos);
   EXPECT_NE(isa.find("offen lds"), std::string::npos) << "lds_loads: K straight into LDS";
@@ -265,6 +274,8 @@ TEST(CAPI, LoweringOptionsReachTheKernel) {
   EXPECT_NE(msg.find("\"warps\" must be an integer"), std::string::npos) << msg;
   EXPECT_EQ(compileWith(R"({"lds_loads": 1})", "mlir", mlir, manifest, msg), 2);
   EXPECT_NE(msg.find("\"lds_loads\" must be true, false or null"), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"({"lds_swizzle": "yes"})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("\"lds_swizzle\" must be true, false or null"), std::string::npos) << msg;
   EXPECT_EQ(compileWith(R"([1])", "mlir", mlir, manifest, msg), 2);
   EXPECT_NE(msg.find("not an object"), std::string::npos) << msg;
   // Counts out of range (a huge kv_stages or kv_unroll had built rings or

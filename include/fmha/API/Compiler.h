@@ -66,6 +66,9 @@ struct Target {
   /// AMDGPU: K (and V on gfx950) by loads straight into LDS; unset: the
   /// chip's choice (gfx950 on, gfx942 off).
   std::optional<bool> ldsLoads;
+  /// AMDGPU: the K and V tiles staged chunk-major in LDS (no bank
+  /// conflicts on the operand reads); unset: the chip's choice.
+  std::optional<bool> ldsSwizzle;
   /// The V-descale route (scalar, page_groups, scaled_p, exp2_bias); "":
   /// chosen. A route the request cannot take is a bad-input error.
   std::string vdRoute;

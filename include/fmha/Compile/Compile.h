@@ -62,6 +62,11 @@ struct CompileOptions {
   /// the products (fmha-pipeline-kv-stages single-stage). Unset: the chip's
   /// choice (gfx950 on, gfx942 off); an NVIDIA chip ignores it.
   std::optional<bool> ldsLoads;
+  /// AMDGPU: the K and V tiles the lanes stage in LDS chunk-major (16-byte
+  /// column chunks of consecutive rows contiguous, so a wave's operand
+  /// reads meet no bank conflict; V^T's k steps in pairs). Unset: the
+  /// chip's choice; an NVIDIA chip ignores it.
+  std::optional<bool> ldsSwizzle;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).

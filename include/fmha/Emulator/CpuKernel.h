@@ -53,6 +53,8 @@ struct CpuKernelOptions {
   /// AMDGPU: K (and on gfx950 V) by loads straight into LDS; unset: the
   /// chip's choice (gfx950 on, gfx942 off).
   std::optional<bool> ldsLoads;
+  /// AMDGPU: K and V staged chunk-major in LDS; unset: the chip's choice.
+  std::optional<bool> ldsSwizzle;
   int64_t warps = 0;       ///< AMDGPU: a workgroup's waves (0: the chip's)
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;

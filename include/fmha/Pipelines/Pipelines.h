@@ -114,6 +114,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "single-stage); unset: the chip's choice (gfx950 on, "
                      "gfx942 off), true or false"),
       llvm::cl::init(llvm::cl::BOU_UNSET)};
+  PassOptions::Option<llvm::cl::boolOrDefault> ldsSwizzle{
+      *this, "lds-swizzle",
+      llvm::cl::desc("AMDGPU: the K and V tiles the lanes stage in LDS "
+                     "chunk-major, across the LDS banks (convert-fmha-to-gpu "
+                     "lds-bank-swizzle); unset: the chip's choice, true or "
+                     "false"),
+      llvm::cl::init(llvm::cl::BOU_UNSET)};
   PassOptions::Option<int64_t> warps{
       *this, "warps",
       llvm::cl::desc("AMDGPU: fmha-select-config's warps, the waves of a "
@@ -217,6 +224,9 @@ struct LaneKernelOptions {
   /// on every fp8 row), off for gfx942 (fourteenth session: its 4-byte
   /// loads cost more than they hide on most rows).
   std::optional<bool> ldsLoads;
+  /// AMDGPU: the chunk-major LDS layout of the tiles the lanes stage
+  /// (convert-fmha-to-gpu lds-bank-swizzle). Unset: the chip's choice.
+  std::optional<bool> ldsSwizzle;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
   /// fmha-select-config's warps (0: the chip's; AMDGPU: 8 shares each K/V
@@ -230,7 +240,7 @@ struct LaneKernelOptions {
 std::string loweringCountsError(int64_t kvStages, int64_t kvUnroll, int64_t warps);
 
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same twelve fields).
+/// emulator's CpuKernelOptions give them (the same thirteen fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -244,6 +254,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.kvStages = o.kvStages;
   l.kvUnroll = o.kvUnroll;
   l.ldsLoads = o.ldsLoads;
+  l.ldsSwizzle = o.ldsSwizzle;
   l.vdRoute = o.vdRoute;
   l.warps = o.warps;
   return l;

@@ -143,13 +143,13 @@ struct ConvertFmhaToGPUPass
         return signalPassFailure();
       std::unique_ptr<TargetInfo> tileTarget =
           createTargetInfo(chip, cfg.getKStep(), kvElemBytes(kernel));
-      if (failed(verifyKernelTiles(kernel, *tileTarget, cfg)))
+      if (failed(verifyKernelTiles(kernel, *tileTarget, cfg, ldsBankSwizzle)))
         return signalPassFailure();
     }
     for (auto [kernel, cfg] : todo) {
       std::unique_ptr<TargetInfo> tileTarget =
           createTargetInfo(chip, cfg.getKStep(), kvElemBytes(kernel)); // checkKernel: not null
-      if (failed(lowerKernelTiles(kernel, *tileTarget, cfg)))
+      if (failed(lowerKernelTiles(kernel, *tileTarget, cfg, ldsBankSwizzle)))
         return signalPassFailure();
     }
   }

@@ -2,6 +2,7 @@
 #include "fmha/Conversion/FmhaToGPU/LaneContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -40,9 +41,14 @@ Value mlir::fmha::laneConcat(ImplicitLocOpBuilder &b, SmallVector<Value> parts) 
   while (parts.size() > 1) {
     SmallVector<Value> next;
     for (size_t i = 0; i < parts.size(); i += 2) {
-      int64_t n = cast<VectorType>(parts[i].getType()).getNumElements();
+      if (i + 1 == parts.size()) { // an odd count: the last one waits a round
+        next.push_back(parts[i]);
+        break;
+      }
+      int64_t n = cast<VectorType>(parts[i].getType()).getNumElements() +
+                  cast<VectorType>(parts[i + 1].getType()).getNumElements();
       SmallVector<int64_t> mask;
-      for (int64_t k = 0; k < 2 * n; ++k)
+      for (int64_t k = 0; k < n; ++k)
         mask.push_back(k);
       next.push_back(vector::ShuffleOp::create(b, parts[i], parts[i + 1], mask));
     }
@@ -286,8 +292,47 @@ SmallVector<Value> LaneContext::accParts(ImplicitLocOpBuilder &b, Value orig,
   return out;
 }
 
+/// `v` as (w, k) with v = w + k, k the sum of the constant addends of the
+/// chain of arith.addi that computes v (0 and v itself when none).
+static std::pair<Value, int64_t> peelConstant(Value v) {
+  int64_t k = 0;
+  while (auto add = v.getDefiningOp<arith::AddIOp>()) {
+    APInt c;
+    if (matchPattern(add.getRhs(), m_ConstantInt(&c))) {
+      k += c.getSExtValue();
+      v = add.getLhs();
+    } else if (matchPattern(add.getLhs(), m_ConstantInt(&c))) {
+      k += c.getSExtValue();
+      v = add.getRhs();
+    } else {
+      break;
+    }
+  }
+  return {v, k};
+}
+
 Value LaneContext::ldsOffset(ImplicitLocOpBuilder &b, const ValueForm &f,
                              Value row, Value col) const {
+  if (f.bankSwizzle) {
+    // Chunk-major: 16-byte column chunk c of row r at (c x rows + r) x 16.
+    // Constant addends (of rows, and of columns in whole chunks) are
+    // added last, so that LLVM folds them into the LDS access's immediate
+    // offset (else each k step's chunk took an address register).
+    auto [r, rowK] = peelConstant(row);
+    auto [cl, colK] = peelConstant(col);
+    if (colK % 16) {
+      cl = col;
+      colK = 0;
+    }
+    Value c = arith::DivUIOp::create(b, cl, laneConstI32(b, 16));
+    Value at = arith::MulIOp::create(
+        b, arith::AddIOp::create(b, arith::MulIOp::create(b, c, laneConstI32(b, f.ldsRows)),
+                                 r),
+        laneConstI32(b, 16));
+    at = arith::AddIOp::create(b, at, arith::RemUIOp::create(b, cl, laneConstI32(b, 16)));
+    int64_t k = (colK / 16 * f.ldsRows + rowK) * 16;
+    return k ? Value(arith::AddIOp::create(b, at, laneConstI32(b, k))) : at;
+  }
   int64_t w = ti.ldsSwizzleBytes(f.ldsCols);
   if (!w)
     return arith::AddIOp::create(
@@ -312,6 +357,8 @@ Value LaneContext::ldsOffset(ImplicitLocOpBuilder &b, const ValueForm &f,
 
 int64_t LaneContext::ldsTileOffset(const ValueForm &f, int64_t row,
                                    int64_t col) const {
+  if (f.bankSwizzle)
+    return ((col / 16) * f.ldsRows + row) * 16 + col % 16;
   int64_t w = ti.ldsSwizzleBytes(f.ldsCols);
   if (!w)
     return row * f.ldsCols + col;

@@ -138,6 +138,10 @@ LogicalResult LaneForms::analyze(gpu::GPUFuncOp kernel, const LaneLayout &l,
   accPerLane = l.accPerLane();
   kvBytes = stagedKVBytes(kernel);
   forms.clear();
+  kLoadsIntoLds = false;
+  kernel.walk([&](StageKVOp s) {
+    kLoadsIntoLds |= target.ldsLoadBytes() && s.getStages() == 1;
+  });
   spread = planSpread(l, target.groupBroadcastLanes(), target.groupBroadcastStride());
   if (cfg.getPageRegime() == PageRegime::Unset || cfg.getVdRoute() == VdRoute::Unset)
     return laneError(kernel, target,
@@ -147,6 +151,13 @@ LogicalResult LaneForms::analyze(gpu::GPUFuncOp kernel, const LaneLayout &l,
     if (failed(visit(&op)))
       return failure();
   pruneSplats(kernel);
+  // No chunk-major tiles in a kernel whose values take the spread form
+  // (per-key descales at pages of 1 or 48 keys): its VGPRs are full and
+  // llvm-mca put 32-35% more cycles on its loop, whose LDS reads LLVM then
+  // serialized (bench/NOTES.md, 2026-12-07).
+  if (llvm::any_of(forms, [](const auto &e) { return e.second.spread; }))
+    for (auto &e : forms)
+      e.second.bankSwizzle = false;
   return success();
 }
 
@@ -361,6 +372,24 @@ LogicalResult LaneForms::visit(Operation *op) {
     bool vt = f.transposedInLds();
     f.ldsRows = vt ? d : bn;
     f.ldsCols = (vt ? bn : d) * eb;
+    // Chunk-major (the bank swizzle): tiles the lanes write (not a stage
+    // loads into LDS fill: they write a wave's chunks in lane order); K
+    // where its rows are 128 bytes or more (at 64, D 64, a row-major K's
+    // reads conflict 4-way, not 8, and the static model put the layout
+    // 0.5 instructions a tile over the D 64 goal: bench/NOTES.md,
+    // 2026-12-07); a V^T whose k steps pair into 16-byte runs.
+    // A kernel whose K ring loads straight into LDS keeps every K tile
+    // row-major: its masked tiles' gathers reuse the ring's buffer, and a
+    // wave's chunk-major stores there would land among another wave's
+    // loads still in flight (the lane emulator's --waves-in-turn found it:
+    // gfx942 --lds-loads, page 64, a masked tail).
+    bool loadsFill = !vt && kLoadsIntoLds;
+    int64_t kSteps = (vt ? bn * eb : d * eb) / layout->atom.k;
+    f.bankSwizzle =
+        bankSwizzle && !ti->warpgroupMma() && !loadsFill && f.ldsCols % 16 == 0 &&
+        (vt ? layout->kvRuns.size() == 1 && kSteps % 2 == 0 &&
+                  2 * layout->kvRuns[0].len == 16
+            : f.ldsCols >= 128);
     if (ti->warpgroupMma()) {
       // The warpgroup MMA: one warpgroup, B rows of whole swizzle widths
       // (32, 64 or 128 bytes, or a multiple of 128), N = rows <= 256.

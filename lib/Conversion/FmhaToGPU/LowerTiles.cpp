@@ -308,23 +308,25 @@ FailureOr<LaneLayout> kernelLayout(gpu::GPUFuncOp kernel, const TargetInfo &ti,
 
 LogicalResult mlir::fmha::verifyKernelTiles(gpu::GPUFuncOp kernel,
                                             const TargetInfo &ti,
-                                            ConfigAttr cfg) {
+                                            ConfigAttr cfg, bool ldsBankSwizzle) {
   FailureOr<LaneLayout> layout = kernelLayout(kernel, ti, cfg);
   if (failed(layout))
     return failure();
   LaneForms forms;
+  forms.bankSwizzle = ldsBankSwizzle;
   return forms.analyze(kernel, *layout, ti, cfg);
 }
 
 LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
                                            const TargetInfo &ti,
-                                           ConfigAttr cfg) {
+                                           ConfigAttr cfg, bool ldsBankSwizzle) {
   // 1. Layout and forms: every error before any rewrite.
   FailureOr<LaneLayout> layout = kernelLayout(kernel, ti, cfg);
   if (failed(layout))
     return failure();
   splitLoopSplats(kernel);
   LaneForms forms;
+  forms.bankSwizzle = ldsBankSwizzle;
   if (failed(forms.analyze(kernel, *layout, ti, cfg)))
     return failure();
 

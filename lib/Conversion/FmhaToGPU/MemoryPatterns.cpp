@@ -588,7 +588,10 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   VWordPlan words;
   std::optional<BitLinear> pos;
   if (vt) {
-    pos = fitBits(bn, [&](int64_t key) { return lc.ti.pvKeyPosition(key); });
+    pos = fitBits(bn, [&](int64_t key) {
+      int64_t p = lc.ti.pvKeyPosition(key);
+      return f.bankSwizzle ? lc.layout.vtPairColumn(p * eb) / eb : p;
+    });
     words = planVWords(lc.ti, bn, f.ldsCols, perRow, threads);
     // Fewer words of 16-byte chunks than threads (gfx942 D 64: 128 for
     // 256): words of 8-byte chunks, one a thread (4 row loads of 8 bytes,
@@ -630,10 +633,21 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
   bool waveUniform = src.waveView && !byKeyGroup &&
                      lc.layout.wave % perRow == 0 && active % perRow == 0 &&
                      src.pageSize % waveRows == 0;
+  // A chunk-major K (ValueForm::bankSwizzle): a wave's lanes take its
+  // rows first (lane l row l % R, chunk l / R, R = wave / perRow rows a
+  // wave), so that the 8 lanes of a 16-byte LDS store write 8 rows of one
+  // chunk, 128 contiguous bytes (in row order they wrote one row's 8
+  // chunks, 8 x rows x 16 bytes apart: the same banks). The wave reads the
+  // same rows either way.
+  int64_t wave = lc.layout.wave;
+  bool rowsFirst = f.bankSwizzle && !vt && !byKeyGroup && keysPer == 1 &&
+                   wave % perRow == 0 && active % wave == 0;
   Value laneRow; // the lane's first row in its wave's run
   if (waveUniform)
     laneRow = arith::MulIOp::create(
-        b, arith::DivUIOp::create(b, lc.laneV, laneConstI32(b, perRow)),
+        b,
+        rowsFirst ? Value(arith::RemUIOp::create(b, lc.laneV, laneConstI32(b, wave / perRow)))
+                  : Value(arith::DivUIOp::create(b, lc.laneV, laneConstI32(b, perRow))),
         laneConstI32(b, keysPer));
   // K: every chunk's load before the first LDS store, with a scheduling
   // fence between, so that the loads are in flight together (LLVM
@@ -700,6 +714,16 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
                          : Value(arith::DivUIOp::create(b, g, laneConstI32(b, perRow)));
     Value ci = byKeyGroup ? Value(arith::DivUIOp::create(b, g, laneConstI32(b, nq)))
                           : Value(arith::RemUIOp::create(b, g, laneConstI32(b, perRow)));
+    if (rowsFirst) {
+      int64_t rw = wave / perRow;
+      Value inWave = arith::RemUIOp::create(b, g, laneConstI32(b, wave));
+      q = arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(b, arith::DivUIOp::create(b, g, laneConstI32(b, wave)),
+                                laneConstI32(b, rw)),
+          arith::RemUIOp::create(b, inWave, laneConstI32(b, rw)));
+      ci = arith::DivUIOp::create(b, inWave, laneConstI32(b, rw));
+    }
     bool adjacent = llvm::all_of(llvm::enumerate(words.offsets), [](auto e) {
       return e.value() == int64_t(e.index());
     });
@@ -751,7 +775,8 @@ void emitKVTile(ImplicitLocOpBuilder &b, const LaneContext &lc, const ValueForm 
         // threads), uniform (an SGPR: M0) where the lane's own would be
         // read back from a VGPR. Row-major with rows of whole chunks (no
         // padding or swizzle on AMDGPU): chunk g is at byte 16 g.
-        assert(f.ldsCols == perRow * chunk && "an LDS load needs unpadded rows");
+        assert(f.ldsCols == perRow * chunk && !f.bankSwizzle &&
+               "an LDS load needs unpadded, unswizzled rows");
         Value g0 = arith::AddIOp::create(
             b, arith::MulIOp::create(b, lc.waveV, laneConstI32(b, lc.layout.wave)),
             laneConstI32(b, i * active));

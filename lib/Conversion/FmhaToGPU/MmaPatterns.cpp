@@ -26,6 +26,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::fmha;
 
@@ -96,10 +98,24 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
     Value lds = rhs.lds;
     int64_t ldsCols = kv.ldsCols;
     auto ldsLoad = [&](Value r, Value c, int64_t len) {
-      Value at = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, r, laneConstI32(b, ldsCols)), c);
-      return Value(vector::LoadOp::create(b, VectorType::get({len}, b.getI8Type()),
-                                          lds, ValueRange{laneToIndex(b, at)}));
+      if (!kv.bankSwizzle) {
+        Value at = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, r, laneConstI32(b, ldsCols)), c);
+        return Value(vector::LoadOp::create(b, VectorType::get({len}, b.getI8Type()),
+                                            lds, ValueRange{laneToIndex(b, at)}));
+      }
+      // Bank-swizzled: each 16-byte chunk of the run where ldsOffset puts
+      // it (a run starts on a chunk: LaneForms checked it).
+      SmallVector<Value> pieces;
+      for (int64_t o = 0; o < len; o += 16) {
+        int64_t n = std::min<int64_t>(16, len - o);
+        Value at = lc.ldsOffset(b, kv, r,
+                                o ? Value(arith::AddIOp::create(b, c, laneConstI32(b, o))) : c);
+        pieces.push_back(vector::LoadOp::create(b, VectorType::get({n}, b.getI8Type()), lds,
+                                                ValueRange{laneToIndex(b, at)},
+                                                /*nontemporal=*/false, llvm::Align(n)));
+      }
+      return laneConcat(b, pieces);
     };
     auto mma = [&](Value kvOp, Value other, Value c) {
       return l.transposed ? ti.mma(b, b.getLoc(), kvOp, other, c)
@@ -310,9 +326,24 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       pOps.push_back(
           arith::BitcastOp::create(b, VectorType::get({pPerLane}, fp8), bytes));
     }
+    // A bank-swizzled V^T (steps in pairs, LaneLayout::vtPairColumn): both
+    // steps of a pair by one 16-byte read, at the pair's first step.
+    std::map<std::pair<size_t, int64_t>, SmallVector<Value>> vPairs;
     auto vOperand = [&](size_t bd, int64_t c) {
       if (kv.vRowMajor)
         return transposedVOperand(b, lc, lds, kv, bd, c);
+      if (kv.bankSwizzle) {
+        SmallVector<Value> &pair = vPairs[{bd, c / 2}];
+        if (pair.empty())
+          pair = lc.loadOperandAllSteps(
+              b, l.kvRuns, 2, l.atom.aElem, [&](Value r, Value col, int64_t len) {
+                return ldsLoad(
+                    arith::AddIOp::create(b, r, laneConstI32(b, bd * l.atomN)),
+                    arith::AddIOp::create(b, col, laneConstI32(b, (c / 2) * 2 * l.atom.k)),
+                    len);
+              });
+        return pair[c % 2];
+      }
       return lc.loadOperand(b, l.kvRuns, l.atom.aElem, [&](Value r, Value col, int64_t len) {
         return ldsLoad(arith::AddIOp::create(b, r, laneConstI32(b, bd * l.atomN)),
                        arith::AddIOp::create(b, col, laneConstI32(b, c * l.atom.k)),

@@ -14,7 +14,7 @@ class ConfigAttr;
 /// every value: LaneForms), with no rewrite: convert-fmha-to-gpu runs it on
 /// every kernel before it rewrites any.
 LogicalResult verifyKernelTiles(gpu::GPUFuncOp kernel, const TargetInfo &ti,
-                                ConfigAttr cfg);
+                                ConfigAttr cfg, bool ldsBankSwizzle = false);
 
 /// The lane lowering (convert-fmha-to-gpu): rewrites the body of a kernel
 /// fmha-outline-kernel wrote (flat ABI, memrefs rebuilt at the top of the
@@ -22,9 +22,10 @@ LogicalResult verifyKernelTiles(gpu::GPUFuncOp kernel, const TargetInfo &ti,
 /// staging, row reductions across lanes, fp8 P packed from the score
 /// accumulators). The kernel's arguments stay as they are. Emits an error
 /// naming the op and returns failure on anything the GPU lowering does not
-/// take.
+/// take. ldsBankSwizzle: AMDGPU K and V tiles the lanes stage in the
+/// bank-swizzled layout (ValueForm::bankSwizzle).
 LogicalResult lowerKernelTiles(gpu::GPUFuncOp kernel, const TargetInfo &ti,
-                               ConfigAttr cfg);
+                               ConfigAttr cfg, bool ldsBankSwizzle = false);
 
 } // namespace fmha
 } // namespace mlir

@@ -76,6 +76,15 @@ struct ValueForm {
   /// read by the PV product's transpose loads (TargetInfo::transposeLoadsV).
   bool vRowMajor = false;
   int64_t ldsRows = 0, ldsCols = 0;
+  /// kv, AMDGPU (LaneForms::bankSwizzle): the tile chunk-major, 16-byte
+  /// column chunk c of row r at (c x ldsRows + r) x 16
+  /// (LaneContext::ldsOffset), so that the 8 lanes of a 16-byte access,
+  /// on 8 consecutive rows at one column, read or write 128 contiguous
+  /// bytes: all 32 banks (row-major rows of 128 bytes put them on the same
+  /// 4). A V^T also holds its key axis in step pairs
+  /// (LaneLayout::vtPairColumn): a lane's two k steps are one 16-byte
+  /// chunk, read by one 16-byte load.
+  bool bankSwizzle = false;
   /// kv, V: the bytes of the tile's key axis (its contraction axis).
   int64_t vKeyBytes(int64_t elemBytes) const {
     return vRowMajor ? ldsRows * elemBytes : ldsCols;
@@ -107,6 +116,10 @@ public:
   }
   const ValueForm &get(Value v) const { return forms.find(v)->second; }
 
+  /// AMDGPU: stage the K and V tiles the lanes write in the bank-swizzled
+  /// layout (ValueForm::bankSwizzle) where it applies. Set before analyze.
+  bool bankSwizzle = false;
+
   /// The spread plan of the kernel's layout (groups of
   /// TargetInfo::groupBroadcastLanes), if it has one.
   const std::optional<SpreadPlan> &spreadPlan() const { return spread; }
@@ -127,6 +140,8 @@ private:
   void pruneSplats(gpu::GPUFuncOp kernel);
 
   const LaneLayout *layout = nullptr;
+  /// The kernel has a K/V ring filled by loads straight into LDS.
+  bool kLoadsIntoLds = false;
   const TargetInfo *ti = nullptr;
   ConfigAttr cfg;
   int64_t accPerLane = 0;

@@ -94,6 +94,15 @@ public:
   int64_t columnOf(int64_t lane, int64_t j, int64_t v) const {
     return nLane.eval(lane) + j * atomN + nReg[v];
   }
+  /// A bank-swizzled V^T's (ValueForm::bankSwizzle) column of contraction
+  /// byte p (step c = p / k, the run's column and byte in it): steps in
+  /// pairs, each lane's run of the pair's two steps contiguous, as
+  /// LaneContext::loadOperandAllSteps reads two steps (one run: LaneForms
+  /// checked it).
+  int64_t vtPairColumn(int64_t p) const {
+    int64_t k = atom.k, len = kvRuns[0].len, c = p / k, in = p % k;
+    return (c / 2) * 2 * k + 2 * (in - in % len) + (c % 2) * len + in % len;
+  }
 
   /// For the PV product of a tile of `bn` keys: element e (an fp8 or 16-bit
   /// value, not a byte) of the lane's P

@@ -99,13 +99,16 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
 /// one MMA k step each (gfx950's K=64 at page 64): there exp2_bias spilled
 /// 8 VGPRs (593.5 -> 564 cycles, page_groups none), so page_groups stays.
 /// NVIDIA keeps its routes (sm_90a timed exp2_bias 5-11 % slower than
-/// scaled_p at page 16).
+/// scaled_p at page 16, 1-4 % slower at pages 16 and 48 on an H100 in
+/// 2026-12-07), except sm_90a at page 1: exp2_bias 1.4-6.0 % faster at
+/// all 10 points timed (H100, bench/NOTES.md, fifteenth session).
 bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
   const ChipInfo *chip = findChip(cfg.getChip());
-  if (!chip || chip->vendor != ChipVendor::AMDGPU || op.getSoftCap() ||
-      op.getRuntimeSoftCap())
+  if (!chip || op.getSoftCap() || op.getRuntimeSoftCap())
     return false;
   int64_t page = static_cast<int64_t>(op.getPageSize());
+  if (chip->vendor != ChipVendor::AMDGPU)
+    return chip->warpgroupMma && page == 1;
   bool twoOneStepPages = cfg.getKStep() > 0 && pageGroupsFit(op, cfg) &&
                          cfg.getBlockN() <= 2 * page && page == cfg.getKStep();
   return !twoOneStepPages;

@@ -30,7 +30,9 @@ the load with no load between). mfma_behind_lds: the fewest MFMAs issued
 between a run of loads straight into LDS (buffer_load* ... lds) and the
 next s_waitcnt on vmcnt after it, around the loop's end (what each tile's
 K or V loads run behind; 0 when a wait follows at once, -1 without such
-loads). lds_load counts those loads.
+loads). lds_load counts those loads. lds_read_bases: the distinct address
+VGPRs of the loop's LDS reads (ds_read*), a whole-loop count (a layout whose
+offsets LLVM folds into the reads' immediates takes one a tile buffer).
 """
 import re
 import sys
@@ -129,6 +131,8 @@ def main(path, limits=None, tiles=1):
         return fewest
 
     steady["lds_load"] = sum(isLdsLoad(t) for t in steady["texts"])
+    steady["lds_read_bases"] = len({re.split(r"[\s,]+", t)[2] for t in steady["texts"]
+                                    if t.startswith("ds_read")})
     for item in limits.split(","):
         k, n = item.split("=")
         if k.endswith(">"):  # K>=N: a lower bound (smem_vmem, mfma_behind_lds/_loads)
@@ -155,7 +159,7 @@ def main(path, limits=None, tiles=1):
             else:
                 have = steady[k] if k in steady else sum(
                     isMnem(m, k) for m in steady["mnemonics"])
-            if tiles > 1:
+            if tiles > 1 and k != "lds_read_bases":
                 have = have / tiles
                 have = int(have) if have == int(have) else round(have, 1)
         ok = have <= float(n)
