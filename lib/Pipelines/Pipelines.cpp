@@ -293,8 +293,9 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   // lanes stage its steady loop's tiles (gfx942: the LDS bank model's
   // operand reads 12x -> 1.0x their conflict-free cycles, llvm-mca within
   // a few percent on most rows; bench/NOTES.md, 2026-12-07, fifteenth
-  // session); off on gfx950, whose loads into LDS fill them (only its
-  // masked tiles would take it, with more spills).
+  // session); off on gfx950, whose loads into LDS fill row-major tiles
+  // (there it reaches only a V^T the lanes write and --lds-loads=false
+  // kernels).
   gpu.ldsBankSwizzle = info && info->vendor == ChipVendor::AMDGPU &&
                        options.ldsSwizzle.value_or(info->ldsLoadBytes < 16);
   pm.addPass(createConvertFmhaToGPU(gpu));

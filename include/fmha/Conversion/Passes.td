@@ -105,11 +105,7 @@ def OutlineKernel : Pass<"fmha-outline-kernel", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target: gfx942, gfx950 or sm_90">,
-    Option<"ldsBankSwizzle", "lds-bank-swizzle", "bool", /*default=*/"false",
-           "AMDGPU: stage the K and V tiles the lanes write chunk-major (16-byte "
-           "column chunks of consecutive rows contiguous: conflict-free LDS "
-           "reads; V^T's k steps in pairs)">
+           "Target: gfx942, gfx950 or sm_90">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",

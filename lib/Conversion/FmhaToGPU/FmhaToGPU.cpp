@@ -104,6 +104,13 @@ struct ConvertFmhaToGPUPass
                          << "'; expected " << expectedChipsText(kGPUChips);
       return signalPassFailure();
     }
+    if (const ChipInfo *info = lookupChip(chip);
+        ldsBankSwizzle && (!info || info->vendor != ChipVendor::AMDGPU)) {
+      module.emitError() << "convert-fmha-to-gpu: lds-bank-swizzle is an AMDGPU "
+                            "LDS layout; chip '"
+                         << chip << "' is not an AMDGPU chip";
+      return signalPassFailure();
+    }
     // A grid left in place was not outlined: the lowering starts from the
     // kernel and its flat ABI.
     WalkResult grids = module.walk([&](scf::ForallOp f) {

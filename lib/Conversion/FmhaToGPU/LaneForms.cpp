@@ -384,6 +384,10 @@ LogicalResult LaneForms::visit(Operation *op) {
     // loads still in flight (the lane emulator's --waves-in-turn found it:
     // gfx942 --lds-loads, page 64, a masked tail).
     bool loadsFill = !vt && kLoadsIntoLds;
+    // A staged tile read in place is its ring's stage, written in the
+    // ring's layout (row-major: LowerTiles); only a V^T the lanes write
+    // out of the stage, or a register stage's, takes its own.
+    loadsFill |= staged && !vt;
     int64_t kSteps = (vt ? bn * eb : d * eb) / layout->atom.k;
     f.bankSwizzle =
         bankSwizzle && !ti->warpgroupMma() && !loadsFill && f.ldsCols % 16 == 0 &&
