@@ -396,7 +396,8 @@ int main(int argc, char **argv) {
   }
   if (optLdsBanks) {
     if (!lanes || optLdsBanks < 1 || optLdsBanks > 128 ||
-        llvm::StringRef(optTarget).starts_with("sm_"))
+        !mlir::fmha::lookupChip(optTarget) ||
+        mlir::fmha::lookupChip(optTarget)->vendor != mlir::fmha::ChipVendor::AMDGPU)
       return fail(2, "--lds-banks takes 1 to 128 banks and an AMDGPU lane target "
                      "(--target gfx942 | gfx950: NVIDIA's cp.async and wgmma reads "
                      "are not counted)");

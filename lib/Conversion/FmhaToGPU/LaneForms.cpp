@@ -372,25 +372,20 @@ LogicalResult LaneForms::visit(Operation *op) {
     bool vt = f.transposedInLds();
     f.ldsRows = vt ? d : bn;
     f.ldsCols = (vt ? bn : d) * eb;
-    // Chunk-major (the bank swizzle): tiles the lanes write (not a stage
-    // loads into LDS fill: they write a wave's chunks in lane order); K
-    // where its rows are 128 bytes or more (at 64, D 64, a row-major K's
-    // reads conflict 4-way, not 8, and the static model put the layout
-    // 0.5 instructions a tile over the D 64 goal: bench/NOTES.md,
-    // 2026-12-07); a V^T whose k steps pair into 16-byte runs.
-    // A kernel whose K ring loads straight into LDS keeps every K tile
-    // row-major: its masked tiles' gathers reuse the ring's buffer, and a
-    // wave's chunk-major stores there would land among another wave's
-    // loads still in flight (the lane emulator's --waves-in-turn found it:
-    // gfx942 --lds-loads, page 64, a masked tail).
-    bool loadsFill = !vt && kLoadsIntoLds;
-    // A staged tile read in place is its ring's stage, written in the
-    // ring's layout (row-major: LowerTiles); only a V^T the lanes write
-    // out of the stage, or a register stage's, takes its own.
-    loadsFill |= staged && !vt;
+    // Chunk-major (the bank swizzle, bench/NOTES.md 2026-12-07) where the
+    // lanes write the tile. Row-major stay: a staged tile read in place
+    // (its ring's stage, row-major: LowerTiles), and every K (or row-major
+    // V) tile of a kernel whose rings load straight into LDS, whose masked
+    // tiles' gathers reuse the ring's buffer (a wave's chunk-major stores
+    // there landed among another wave's loads still in flight: the lane
+    // emulator's --waves-in-turn, gfx942 --lds-loads, page 64). K needs
+    // rows of 128 bytes or more (at 64, D 64, a row-major K's reads
+    // conflict 4-way, not 8, and the layout put D 64 0.5 instructions a
+    // tile over its goal); a V^T, k steps that pair into 16-byte runs.
+    bool keepRowMajor = !vt && (kLoadsIntoLds || staged);
     int64_t kSteps = (vt ? bn * eb : d * eb) / layout->atom.k;
     f.bankSwizzle =
-        bankSwizzle && !ti->warpgroupMma() && !loadsFill && f.ldsCols % 16 == 0 &&
+        bankSwizzle && !ti->warpgroupMma() && !keepRowMajor && f.ldsCols % 16 == 0 &&
         (vt ? layout->kvRuns.size() == 1 && kSteps % 2 == 0 &&
                   2 * layout->kvRuns[0].len == 16
             : f.ldsCols >= 128);

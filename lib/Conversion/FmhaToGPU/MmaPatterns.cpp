@@ -104,7 +104,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
         return Value(vector::LoadOp::create(b, VectorType::get({len}, b.getI8Type()),
                                             lds, ValueRange{laneToIndex(b, at)}));
       }
-      // Bank-swizzled: each 16-byte chunk of the run where ldsOffset puts
+      // Chunk-major: each 16-byte chunk of the run where ldsOffset puts
       // it (a run starts on a chunk: LaneForms checked it).
       SmallVector<Value> pieces;
       for (int64_t o = 0; o < len; o += 16) {
@@ -326,7 +326,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       pOps.push_back(
           arith::BitcastOp::create(b, VectorType::get({pPerLane}, fp8), bytes));
     }
-    // A bank-swizzled V^T (steps in pairs, LaneLayout::vtPairColumn): both
+    // A chunk-major V^T (steps in pairs, LaneLayout::vtPairColumn): both
     // steps of a pair by one 16-byte read, at the pair's first step.
     std::map<std::pair<size_t, int64_t>, SmallVector<Value>> vPairs;
     auto vOperand = [&](size_t bd, int64_t c) {
