@@ -74,6 +74,7 @@ static Result compileIn(MLIRContext &ctx, const Request &request,
   options.kvUnroll = target.kvUnroll;
   options.ldsLoads = target.ldsLoads;
   options.ldsSwizzle = target.ldsSwizzle;
+  options.tma = target.tma;
   options.vdRoute = target.vdRoute;
   options.warps = target.warps;
   switch (target.format) {

@@ -139,6 +139,19 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
         j.attribute("offset", a.offset);
         j.attribute("size", a.size);
         j.attribute("align", a.align);
+        if (a.kind == "tensormap")
+          j.attributeObject("tensormap", [&] {
+            j.attributeArray("dims", [&] {
+              for (int64_t d : a.tmapDims)
+                j.value(d);
+            });
+            j.attributeArray("box", [&] {
+              for (int64_t d : a.tmapBox)
+                j.value(d);
+            });
+            j.attribute("element_bytes", a.elementBytes);
+            j.attribute("swizzle", a.swizzle);
+          });
       });
   });
   if (cfg)
@@ -220,7 +233,11 @@ FailureOr<CompileResult> finishNvidia(MLIRContext &ctx, ModuleOp module,
     writeCommon(j, req, opt, cfg, res, target, res.kernel);
     j.attribute("binary_format", "ptx");
     j.attribute("kernarg_size", kernarg);
-    j.attribute("kernarg_align", 8);
+    // A tensor map's slot is 64-aligned; the buffer is then too.
+    uint64_t align = 8;
+    for (const AbiArg &a : res.args)
+      align = std::max<uint64_t>(align, a.align);
+    j.attribute("kernarg_align", align);
     j.attribute("lds_bytes", res.ldsBytes);
     // Above 48 KiB all of it is dynamic (fmha-shared-to-dynamic): the
     // launcher passes it as sharedMemBytes (docs/ABI.md); 0 when static.
@@ -313,6 +330,16 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
     a.name = from.flatName();
     a.kind = from.part == AbiPart::Pointer ? "pointer" : "i64";
     a.size = a.align = 8;
+    if (from.part == AbiPart::TensorMap) {
+      // A CUtensorMap by value (__grid_constant__): .param .align 64 .b8[128].
+      a.kind = "tensormap";
+      a.size = 128;
+      a.align = 64;
+      a.tmapDims.assign(from.tmapDims.begin(), from.tmapDims.end());
+      a.tmapBox.assign(from.tmapBox.begin(), from.tmapBox.end());
+      a.elementBytes = from.elementBytes;
+      a.swizzle = from.swizzle;
+    }
     a.offset = offset = llvm::alignTo(offset, a.align);
     offset += a.size;
     res.args.push_back(a);

@@ -77,6 +77,8 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <map>
 #include <memory>
 
@@ -140,6 +142,18 @@ struct Lane {
 /// & 1); `pending` arrivals complete the current one.
 struct MBarrier {
   int64_t expected = 0, pending = 0, phase = 0;
+  /// Bytes of asynchronous copies (TMA) the current phase still waits for
+  /// (expect_tx raises it, each copy's complete_tx lowers it); the phase
+  /// completes when both this and `pending` are 0.
+  int64_t tx = 0;
+};
+
+/// The lane emulator's tensor map (fmha_lane_tensor_map; not CUDA's opaque
+/// CUtensorMap): what cuTensorMapEncodeTiled is given, kept as it is.
+struct TensorMap {
+  uint64_t base = 0;
+  int64_t rank = 0, elementBytes = 0, swizzle = 0;
+  int64_t dims[5] = {}, strides[5] = {}, box[5] = {}; // strides in bytes
 };
 
 /// One of the 16 named barriers (bar.sync / bar.arrive id, n): the current
@@ -1174,11 +1188,120 @@ int64_t fmha_lane_mbarrier_arrive(int32_t site, int64_t addr, int32_t count) {
     return 0;
   }
   m->pending -= count;
-  if (count && m->pending == 0) { // the phase completes
+  if (count && m->pending == 0 && m->tx == 0) { // the phase completes
     ++m->phase;
     m->pending = m->expected;
   }
   return before;
+}
+
+int64_t fmha_lane_mbarrier_arrive_expect_tx(int32_t site, int64_t addr, int32_t bytes) {
+  if (!inLaunch(kMBarrierArriveExpectTx))
+    return 0;
+  MBarrier *m = mbarrierAt(site, addr, "an arrive.expect_tx");
+  if (!m)
+    return 0;
+  if (bytes < 0) {
+    stop("an arrive.expect_tx of " + std::to_string(bytes) + " bytes" + at(site));
+    return 0;
+  }
+  m->tx += bytes;
+  return fmha_lane_mbarrier_arrive(site, addr, 1);
+}
+
+int64_t fmha_lane_tensor_map(int64_t base, int64_t elementBytes, int64_t swizzle,
+                             int64_t rank, int64_t d0, int64_t d1, int64_t d2,
+                             int64_t d3, int64_t d4, int64_t s0, int64_t s1,
+                             int64_t s2, int64_t s3, int64_t s4, int64_t b0,
+                             int64_t b1, int64_t b2, int64_t b3, int64_t b4) {
+  // Made on the host side of a launch; alive until the process ends (a few
+  // per launch).
+  static std::mutex mu;
+  static std::deque<TensorMap> maps;
+  std::lock_guard<std::mutex> lock(mu);
+  TensorMap &t = maps.emplace_back();
+  t.base = static_cast<uint64_t>(base);
+  t.rank = rank;
+  t.elementBytes = elementBytes;
+  t.swizzle = swizzle;
+  int64_t d[5] = {d0, d1, d2, d3, d4}, st[5] = {s0, s1, s2, s3, s4},
+          bx[5] = {b0, b1, b2, b3, b4};
+  for (int i = 0; i < 5; ++i) {
+    t.dims[i] = d[i];
+    t.strides[i] = st[i] * elementBytes;
+    t.box[i] = bx[i];
+  }
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(&t));
+}
+
+void fmha_lane_tma_load(int32_t site, int64_t map, int64_t dst, int64_t mbar,
+                        int32_t rank, int32_t c0, int32_t c1, int32_t c2,
+                        int32_t c3, int32_t c4) {
+  if (!inLaunch(kTmaLoad))
+    return;
+  Launch &L = *tLaunch;
+  const auto *t = reinterpret_cast<const TensorMap *>(static_cast<uintptr_t>(map));
+  if (!t || t->rank != rank)
+    return stop("a TMA load of rank " + std::to_string(rank) + " through a tensor map of rank " +
+                std::to_string(t ? t->rank : 0) + at(site));
+  MBarrier *m = mbarrierAt(site, mbar, "a TMA load's complete_tx");
+  if (!m)
+    return;
+  int64_t rowBytes = t->box[0] * t->elementBytes, bytes = rowBytes;
+  for (int i = 1; i < rank; ++i)
+    bytes *= t->box[i];
+  uint64_t a = static_cast<uint64_t>(dst), base = reinterpret_cast<uintptr_t>(L.arena);
+  // The swizzle permutes 16-byte chunks within a 8-row atom of rows of the
+  // swizzle's width: the box must start on such an atom.
+  int64_t atom = t->swizzle ? 8 * t->swizzle : 16;
+  if (!L.arena || a < base || a + bytes > base + L.arenaUsed || (a - base) % atom)
+    return stop("a TMA load of " + std::to_string(bytes) + " bytes to " + hex(a) +
+                ", not " + std::to_string(atom) +
+                "-aligned bytes of the workgroup's buffers" + at(site));
+  if (t->swizzle && rowBytes > t->swizzle)
+    return stop("a TMA box row of " + std::to_string(rowBytes) + " bytes wider than its " +
+                std::to_string(t->swizzle) + "-byte swizzle" + at(site));
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  int64_t rows = bytes / rowBytes;
+  for (int64_t r = 0; r < rows; ++r) {
+    // Box row r: the outer box coordinates, innermost (dimension 1) first.
+    int64_t rest = r, src = 0;
+    bool inside = true;
+    for (int i = 1; i < rank; ++i) {
+      int64_t x = c[i] + rest % t->box[i];
+      rest /= t->box[i];
+      inside &= x >= 0 && x < t->dims[i];
+      src += x * t->strides[i];
+    }
+    for (int64_t e = 0; e < t->box[0]; ++e) {
+      int64_t x = c[0] + e;
+      int64_t off = r * rowBytes + e * t->elementBytes;
+      // 16-byte chunk bits [4, 4 + log2(W / 16)) xor the row-of-W bits
+      // above bit 7 (CU_TENSOR_MAP_SWIZZLE_32B/64B/128B), on the shared
+      // address's offset from the buffer (1024-aligned).
+      uint64_t at = (a - base) + off;
+      if (t->swizzle) {
+        uint64_t mask = (t->swizzle / 16 - 1) << 4;
+        at ^= ((at >> 7) << 4) & mask;
+      }
+      uint8_t *to = L.arena + at;
+      if (inside && x >= 0 && x < t->dims[0])
+        std::memcpy(to, reinterpret_cast<const uint8_t *>(t->base + src + x * t->elementBytes),
+                    t->elementBytes);
+      else
+        std::memset(to, 0, t->elementBytes); // out of the tensor: zeros
+    }
+  }
+  // Landed at issue (the runtime's copies are synchronous): the bytes
+  // count now.
+  if (bytes > m->tx)
+    return stop("a TMA load of " + std::to_string(bytes) + " bytes on mbarrier " + hex(mbar) +
+                " expecting " + std::to_string(m->tx) + at(site));
+  m->tx -= bytes;
+  if (m->tx == 0 && m->pending == 0) {
+    ++m->phase;
+    m->pending = m->expected;
+  }
 }
 
 void fmha_lane_mbarrier_wait(int32_t site, int64_t addr, int32_t parity) {
@@ -1362,7 +1485,11 @@ std::vector<std::pair<const char *, void *>> laneRuntimeSymbols() {
           {kElect, reinterpret_cast<void *>(&fmha_lane_elect)},
           {kLdsLoad, reinterpret_cast<void *>(&fmha_lane_lds_load)},
           {kLdsLoadWait, reinterpret_cast<void *>(&fmha_lane_lds_load_wait)},
-          {kLdsAccess, reinterpret_cast<void *>(&fmha_lane_lds_access)}};
+          {kLdsAccess, reinterpret_cast<void *>(&fmha_lane_lds_access)},
+          {kMBarrierArriveExpectTx,
+           reinterpret_cast<void *>(&fmha_lane_mbarrier_arrive_expect_tx)},
+          {kTensorMap, reinterpret_cast<void *>(&fmha_lane_tensor_map)},
+          {kTmaLoad, reinterpret_cast<void *>(&fmha_lane_tma_load)}};
 }
 
 std::string takeLaneRuntimeError() {

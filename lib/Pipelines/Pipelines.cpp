@@ -102,6 +102,7 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   if (options.ldsSwizzle != llvm::cl::BOU_UNSET)
     o.ldsSwizzle = options.ldsSwizzle == llvm::cl::BOU_TRUE;
   o.warps = options.warps;
+  o.tma = options.tma;
   return o;
 }
 
@@ -286,6 +287,9 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   }
   OutlineKernelOptions outline;
   outline.chip = chip.str();
+  // sm_90a, when asked: the producer's K/V copies by TMA where the pages
+  // allow (fmha-outline-kernel gives the kernel its tensor maps).
+  outline.tma = options.tma && info && info->warpgroupMma;
   pm.addPass(createOutlineKernel(outline));
   ConvertFmhaToGPUOptions gpu;
   gpu.chip = chip.str();

@@ -43,6 +43,8 @@ void mlir::fmha::buildNVVMToLLVMPassPipeline(OpPassManager &pm) {
   gpuPm.addPass(createConvertNVGPUToNVVMPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
+  // TMA kernels' tensor maps by value, as __grid_constant__ parameters.
+  gpuPm.addPass(fmha::createGridConstantTensorMapsPass());
   // Above 48 KiB (CUDA's static limit; a kernel with K/V stage rings),
   // every workgroup buffer in one dynamic shared memory block (docs/ABI.md,
   // "dynamic_shared_bytes").

@@ -235,12 +235,85 @@ def check_buffers(request, bufs, device):
 
 _ARG = re.compile(r"^(?P<op>[a-z_]+?)(?:_(?P<part>dim|stride)(?P<n>\d+)|_(?P<off>offset))?$")
 
+# A CUDA tensor map argument (kind "tensormap", in the manifests of sm_90a
+# kernels compiled with TMA): a CUtensorMap of 128 bytes passed by value
+# (`__grid_constant__`) at a 64-aligned offset, one per cache TMA reads
+# (k_cache, then v_cache), named TENSOR_tmap, after every other argument.
+# Only the CUDA launcher encodes one (fmha_mlir.cuda).
+TENSORMAP_KIND = "tensormap"
+TENSORMAP_SIZE = 128
+TENSORMAP_ALIGN = 64
+TENSORMAP_SUFFIX = "_tmap"
+TENSORMAP_OPERANDS = ("k_cache", "v_cache")
+TENSORMAP_SWIZZLES = (0, 32, 64, 128)
+TENSORMAP_ELEMENT_BYTES = (1, 2)
+TENSORMAP_MAX_BOX = 256
+
+
+def tensormap_operand(entry):
+    """The tensor a tensor map entry of a manifest describes (TENSOR of
+    TENSOR_tmap), its entry checked: 128 bytes at a 64-aligned offset, a
+    "tensormap" record whose dims are a permutation (rank 1..5), whose box
+    keeps the driver's rules (every dim 1..256, the innermost row a multiple
+    of 16 bytes and, with a swizzle, at most the swizzle's width), element
+    size 1 or 2 and swizzle 0, 32, 64 or 128. Raises ValueError naming the
+    argument and the rule."""
+    name = entry.get("name", "")
+    where = f"manifest argument {name!r} (kind {TENSORMAP_KIND})"
+    op = name[:-len(TENSORMAP_SUFFIX)] if name.endswith(TENSORMAP_SUFFIX) else None
+    if op not in TENSORMAP_OPERANDS:
+        raise ValueError(f"{where}: a tensor map is named TENSOR{TENSORMAP_SUFFIX} with TENSOR "
+                         f"one of {', '.join(TENSORMAP_OPERANDS)}")
+    if entry.get("size") != TENSORMAP_SIZE:
+        raise ValueError(f"{where}: size {entry.get('size')}, a CUtensorMap is "
+                         f"{TENSORMAP_SIZE} bytes")
+    if entry.get("align", TENSORMAP_ALIGN) != TENSORMAP_ALIGN:
+        raise ValueError(f"{where}: align {entry.get('align')}, a CUtensorMap is "
+                         f"{TENSORMAP_ALIGN}-byte aligned")
+    if not isinstance(entry.get("offset"), int) or entry["offset"] % TENSORMAP_ALIGN:
+        raise ValueError(f"{where}: offset {entry.get('offset')} is not a multiple of "
+                         f"{TENSORMAP_ALIGN} (a CUtensorMap is {TENSORMAP_ALIGN}-byte aligned)")
+    t = entry.get("tensormap")
+    if not isinstance(t, dict):
+        raise ValueError(f"{where}: no \"tensormap\" record (dims, box, element_bytes, swizzle)")
+    dims, box = t.get("dims"), t.get("box")
+    if not isinstance(dims, list) or not 1 <= len(dims) <= 5 or \
+            sorted(dims) != list(range(len(dims))):
+        raise ValueError(f"{where}: dims {dims} is not a permutation of the tensor's "
+                         "dimensions (rank 1..5)")
+    if not isinstance(box, list) or len(box) != len(dims):
+        raise ValueError(f"{where}: box {box} needs one entry per map dimension ({len(dims)})")
+    eb, swizzle = t.get("element_bytes"), t.get("swizzle", 0)
+    if eb not in TENSORMAP_ELEMENT_BYTES:
+        raise ValueError(f"{where}: element_bytes {eb}, the launcher encodes 1 or 2")
+    if swizzle not in TENSORMAP_SWIZZLES:
+        raise ValueError(f"{where}: swizzle {swizzle} is not one of "
+                         f"{', '.join(map(str, TENSORMAP_SWIZZLES))}")
+    if not all(isinstance(b, int) and 1 <= b <= TENSORMAP_MAX_BOX for b in box):
+        raise ValueError(f"{where}: box {box}: every box dimension must be 1..{TENSORMAP_MAX_BOX}")
+    row = box[0] * eb
+    if row % 16:
+        raise ValueError(f"{where}: box {box}: the innermost box dimension is {row} bytes, "
+                         "not a multiple of 16")
+    if swizzle and row > swizzle:
+        raise ValueError(f"{where}: box {box}: the innermost box dimension is {row} bytes, "
+                         f"more than the {swizzle}-byte swizzle")
+    return op
+
 
 def operand_parts(manifest):
     """(operand, part, index, entry) of every kernel argument of a manifest,
-    in ABI order; part is pointer, dim, stride or offset."""
+    in ABI order; part is pointer, dim, stride, offset or tensormap. An entry
+    is a tensor map by its kind ("tensormap"; operand: the tensor it maps,
+    tensormap_operand), never by its name alone."""
     out = []
     for a in manifest["args"]:
+        if a.get("kind") == TENSORMAP_KIND:
+            out.append((tensormap_operand(a), "tensormap", 0, a))
+            continue
+        if a["name"].endswith(TENSORMAP_SUFFIX):
+            raise ValueError(f"manifest argument {a['name']!r} is named as a tensor map but "
+                             f"its kind is {a.get('kind')!r}, not {TENSORMAP_KIND!r}")
         m = _ARG.match(a["name"])
         if not m:
             raise ValueError(f"manifest argument {a['name']!r} is not NAME[_dimN|_strideN|_offset]")
@@ -250,14 +323,26 @@ def operand_parts(manifest):
     return out
 
 
-def argument_values(parts, bufs):
+def refuse_tensormaps(parts, launcher):
+    """Raises ValueError if any argument is a CUDA tensor map: `launcher`
+    (e.g. "the HIP launcher") has no way to pass one."""
+    for _, part, _, entry in parts:
+        if part == "tensormap":
+            raise ValueError(f"argument {entry['name']}: a CUDA tensor map (kind "
+                             f"{TENSORMAP_KIND}, an sm_90a TMA kernel's); {launcher} "
+                             "passes none (only fmha_mlir.cuda encodes tensor maps)")
+
+
+def argument_values(parts, bufs, tensormap=None):
     """The value of every argument, sizes and strides in elements. An operand
     with a NAME_offset argument gets its storage's start and its storage
     offset (as fmha-hip-run passes the descale views of one allocation);
-    any other gets its first element's address."""
+    any other gets its first element's address. A tensor map argument is
+    ("tensormap", tensormap(entry, buffer)); without `tensormap` (a launcher
+    that cannot pass one) it raises ValueError."""
     with_offset = {op for op, part, _, _ in parts if part == "offset"}
     values = []
-    for op, part, n, _ in parts:
+    for op, part, n, entry in parts:
         b = bufs[op]
         if part == "pointer":
             base = b.ptr - b.offset * b.itemsize if op in with_offset else b.ptr
@@ -266,6 +351,10 @@ def argument_values(parts, bufs):
             values.append(("i64", b.shape[n]))
         elif part == "stride":
             values.append(("i64", b.strides[n]))
+        elif part == "tensormap":
+            if tensormap is None:
+                refuse_tensormaps([(op, part, n, entry)], "this launcher")
+            values.append(("tensormap", tensormap(entry, b)))
         else:
             values.append(("i64", b.offset))
     return values

@@ -70,6 +70,8 @@ class Launcher:
         self.parts = _abi.operand_parts(self.manifest)
         self.operands = list(dict.fromkeys(op for op, _, _, _ in self.parts))
         self._checked = set()
+        # An sm_90a TMA kernel's CUDA tensor map has no HIP counterpart.
+        _abi.refuse_tensormaps(self.parts, "the HIP launcher")
         # Every argument is one 8-byte word at an 8-aligned offset (docs/ABI.md).
         self._size = int(self.manifest["kernarg_size"])
         if int(self.manifest.get("kernarg_align", 8)) > 8:

@@ -290,5 +290,267 @@ class LaunchAbiTest(unittest.TestCase):
         self.assertNotIn("30-bit", str(later.exception))
 
 
+
+# A hand-written manifest of an sm_90a kernel compiled with TMA: the cache
+# pointers and sizes, then one tensor map per cache (kind "tensormap", 128
+# bytes at a 64-aligned offset), as the compiler writes them.
+TMA_REQUEST = {"num_qo_heads": 4, "num_kv_heads": 2, "head_dim": 128, "head_dim_v": 128,
+               "page_size": 16, "kv_layout": "nhd", "quant": "pertensor",
+               "q_dtype": "f8E4M3FN", "kv_dtype": "f8E4M3FN", "out_dtype": "bf16",
+               "kv_strided": False}
+
+
+def tma_entry(name, offset, dims, box, element_bytes=1, swizzle=128, **extra):
+    return dict({"name": name, "kind": "tensormap", "offset": offset, "size": 128,
+                 "align": 64, "tensormap": {"dims": dims, "box": box,
+                                            "element_bytes": element_bytes,
+                                            "swizzle": swizzle}}, **extra)
+
+
+def tma_manifest(dims=(3, 1, 2, 0), box=(128, 16, 1, 1)):
+    names = ["q", "q_dim0", "k_cache", "k_cache_dim0", "v_cache", "v_cache_dim0",
+             "qo_indptr", "qo_indptr_dim0"]
+    args = [{"name": n, "kind": "i64" if "_dim" in n else "pointer", "offset": 8 * i,
+             "size": 8, "align": 8} for i, n in enumerate(names)]
+    args += [tma_entry("k_cache_tmap", 64, list(dims), list(box)),
+             tma_entry("v_cache_tmap", 192, list(dims), list(box))]
+    return {"format": "fmha-kernel-manifest/1", "chip": "sm_90a", "kernel": "fmha_tma",
+            "request": dict(TMA_REQUEST), "config": {"block_m": 64},
+            "grid": {"y": "num_qo_heads"}, "workgroup": [384, 1, 1],
+            "dynamic_shared_bytes": 0, "args": args}
+
+
+class FakeDriver:
+    """Stands in for libcuda: records cuTensorMapEncodeTiled's arguments (as
+    ints and lists) and writes a recognisable 128-byte map; cuLaunchKernel
+    reads what kernelParams points at (`sizes`: each argument's bytes) while
+    the launcher's buffers are alive."""
+
+    def __init__(self, sizes=()):
+        self.encoded, self.launches, self.sizes = [], [], list(sizes)
+
+    def cuCtxGetCurrent(self, ref):
+        ref._obj.value = 0x1000
+        return 0
+
+    def cuModuleLoadData(self, ref, image):
+        ref._obj.value = 0x2000
+        return 0
+
+    def cuModuleGetFunction(self, ref, module, name):
+        ref._obj.value = 0x3000
+        return 0
+
+    def cuTensorMapEncodeTiled(self, tmap, dtype, rank, address, global_dim, global_strides,
+                               box, element_strides, interleave, swizzle, l2, oob):
+        import ctypes
+        r = rank.value
+        payload = bytes((17 * len(self.encoded) + i) % 256 for i in range(128))
+        self.encoded.append({
+            "map": tmap.value, "data_type": dtype.value, "rank": r, "address": address.value,
+            "global_dim": list(global_dim)[:r], "global_strides": list(global_strides)[:r - 1],
+            "box": list(box)[:r], "element_strides": list(element_strides)[:r],
+            "interleave": interleave.value, "swizzle": swizzle.value, "l2_promotion": l2.value,
+            "oob_fill": oob.value, "bytes": payload})
+        ctypes.memmove(tmap.value, payload, 128)
+        return 0
+
+    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        import ctypes
+        self.launches.append({"grid": (gx, gy, gz), "params": [
+            (params[i], ctypes.string_at(params[i], size)) for i, size in enumerate(self.sizes)]})
+        return 0
+
+
+class TensorMapTest(unittest.TestCase):
+    """Tensor map arguments (kind "tensormap", sm_90a TMA kernels): the
+    manifest's reading, cuTensorMapEncodeTiled's arguments, the driver's
+    rules and kernelParams (no GPU: a stand-in driver)."""
+
+    NHD = dict(dims=[3, 1, 2, 0], box=[128, 16, 1, 1])
+    BASE = 0x7F0000100000
+
+    def cache(self, shape=(10, 16, 2, 128), strides=(4096, 256, 128, 1), ptr=BASE, offset=0,
+              itemsize=1, dtype="float8_e4m3fn"):
+        from fmha_mlir import _abi
+        return _abi.Buffer(ptr, tuple(shape), tuple(strides), itemsize, dtype, "cuda", offset, 0)
+
+    def test_manifest_with_tensor_maps_is_read_by_kind(self):
+        from fmha_mlir import _abi
+        import fmha_mlir.hip as hip
+        import types
+        m = tma_manifest()
+        parts = _abi.operand_parts(m)
+        self.assertEqual([p[:3] for p in parts[-2:]],
+                         [("k_cache", "tensormap", 0), ("v_cache", "tensormap", 0)])
+        self.assertIs(parts[-1][3], m["args"][-1])
+        self.assertEqual([p[:3] for p in parts[:3]],
+                         [("q", "pointer", 0), ("q", "dim", 0), ("k_cache", "pointer", 0)])
+        # The maps add no operand: the launcher asks for the same tensors.
+        self.assertEqual(list(dict.fromkeys(p[0] for p in parts)),
+                         ["q", "k_cache", "v_cache", "qo_indptr"])
+        # A map's name alone does not make it one; a map of no cache, or
+        # one that breaks the layout or box rules, is refused by name.
+        bad = [({"name": "k_cache_tmap", "kind": "pointer", "offset": 0, "size": 8},
+                r"named as a tensor map but its kind is 'pointer'"),
+               (tma_entry("q_tmap", 64, **self.NHD), r"TENSOR_tmap with TENSOR one of k_cache"),
+               (tma_entry("k_cache_tmap", 64, **self.NHD, size=64), r"size 64, a CUtensorMap"),
+               (tma_entry("k_cache_tmap", 72, **self.NHD), r"offset 72 is not a multiple of 64"),
+               (tma_entry("k_cache_tmap", 64, **self.NHD, align=8), r"align 8"),
+               (tma_entry("k_cache_tmap", 64, [3, 1, 1, 0], [128, 16, 1, 1]),
+                r"not a permutation"),
+               (tma_entry("k_cache_tmap", 64, [3, 1, 2, 0], [128, 16, 1]), r"one entry per map"),
+               (tma_entry("k_cache_tmap", 64, [3, 1, 2, 0], [8, 16, 1, 1], swizzle=0),
+                r"8 bytes, not a multiple of 16"),
+               (tma_entry("k_cache_tmap", 64, [3, 1, 2, 0], [128, 16, 1, 1], swizzle=64),
+                r"128 bytes, more than the 64-byte swizzle"),
+               (tma_entry("k_cache_tmap", 64, [3, 1, 2, 0], [128, 257, 1, 1]), r"1\.\.256"),
+               (tma_entry("k_cache_tmap", 64, **self.NHD, element_bytes=4), r"element_bytes 4"),
+               (tma_entry("k_cache_tmap", 64, **self.NHD, swizzle=16), r"swizzle 16")]
+        for entry, rule in bad:
+            with self.subTest(rule=rule), self.assertRaisesRegex(ValueError, rule):
+                _abi.operand_parts({"args": [entry]})
+        # Only the CUDA launcher passes a map: argument_values without an
+        # encoder and the HIP launcher (before any runtime loads) refuse.
+        bufs = {"k_cache": self.cache()}
+        with self.assertRaisesRegex(ValueError, r"k_cache_tmap: a CUDA tensor map"):
+            _abi.argument_values(parts[-2:-1], bufs)
+        hip_kernel = types.SimpleNamespace(chip="gfx942", format="bin", binary=b"",
+                                           manifest=dict(m, chip="gfx942"))
+        with self.assertRaisesRegex(ValueError, r"k_cache_tmap: a CUDA tensor map .* the HIP "
+                                    r"launcher passes none"):
+            hip.Launcher(hip_kernel, library="/nonexistent/libamdhip64.so")
+
+    def test_encode_arguments_of_nhd_and_hnd_caches(self):
+        import fmha_mlir.cuda as cuda
+        fake = FakeDriver()
+        maps = cuda.TensorMaps(fake)
+        common = {"element_strides": [1, 1, 1, 1], "interleave": 0, "l2_promotion": 2,
+                  "oob_fill": 0, "rank": 4}
+        # NHD fp8 [pages 10][page 16][heads 2][D 128], dense: map dims D,
+        # page, head, page id; byte strides of page (2*128), head (128) and
+        # page id (16*2*128); swizzle 128B (3), UINT8 (0).
+        nhd = tma_entry("k_cache_tmap", 64, **self.NHD)
+        m = maps(nhd, self.cache())
+        self.assertEqual(m.address % 64, 0)
+        got = fake.encoded[-1]
+        self.assertEqual({k: got[k] for k in common}, common)
+        self.assertEqual((got["data_type"], got["swizzle"], got["address"], got["map"]),
+                         (0, 3, self.BASE, m.address))
+        self.assertEqual(got["global_dim"], [128, 16, 2, 10])
+        self.assertEqual(got["global_strides"], [256, 128, 4096])
+        self.assertEqual(got["box"], [128, 16, 1, 1])
+        self.assertEqual(m.raw(), got["bytes"])
+        # V as the second half of a combined [pages][2][page][heads][D]
+        # cache: its storage offset (16*2*128 elements) is in the address,
+        # its page-id stride is the combined one (2*4096 bytes).
+        v = self.cache(strides=(8192, 256, 128, 1), ptr=self.BASE + 4096, offset=4096)
+        maps(tma_entry("v_cache_tmap", 192, **self.NHD), v)
+        got = fake.encoded[-1]
+        self.assertEqual(got["address"], self.BASE + 4096)
+        self.assertEqual(got["global_dim"], [128, 16, 2, 10])
+        self.assertEqual(got["global_strides"], [256, 128, 8192])
+        # HND bf16 [pages 10][heads 2][page 16][D 64]: map dims D, page,
+        # head, page id; element strides 64, 1024, 2048 are 128, 2048, 4096
+        # bytes; UINT16 (1); box row 64 * 2 = 128 bytes, the swizzle's width.
+        hnd = tma_entry("k_cache_tmap", 64, [3, 2, 1, 0], [64, 16, 1, 1], element_bytes=2)
+        maps(hnd, self.cache((10, 2, 16, 64), (2048, 1024, 64, 1), itemsize=2, dtype="bfloat16"))
+        got = fake.encoded[-1]
+        self.assertEqual({k: got[k] for k in common}, common)
+        self.assertEqual((got["data_type"], got["swizzle"]), (1, 3))
+        self.assertEqual(got["global_dim"], [64, 16, 2, 10])
+        self.assertEqual(got["global_strides"], [128, 2048, 4096])
+        self.assertEqual(got["box"], [64, 16, 1, 1])
+        # The same buffer again: the map encoded before, no driver call;
+        # another address (or shape, strides, dtype) encodes a new one.
+        self.assertEqual(maps.encodes, 3)
+        self.assertIs(maps(nhd, self.cache()), m)
+        self.assertEqual(maps.encodes, 3)
+        maps(nhd, self.cache(ptr=self.BASE + 0x100000))
+        maps(nhd, self.cache(strides=(8192, 256, 128, 1)))
+        self.assertEqual((maps.encodes, len(fake.encoded)), (5, 5))
+
+    def test_driver_rules_are_checked_before_encoding(self):
+        import fmha_mlir.cuda as cuda
+        fake = FakeDriver()
+        maps = cuda.TensorMaps(fake)
+        nhd = tma_entry("k_cache_tmap", 64, **self.NHD)
+        cases = [(self.cache(ptr=self.BASE + 8), r"global address 0x7f0000100008 is not "
+                  r"16-byte aligned"),
+                 (self.cache(strides=(8192, 512, 256, 2)), r"innermost map dimension \(tensor "
+                  r"dimension 3\) has stride 2; it must be contiguous"),
+                 # heads padded to 136 bytes: globalStrides[1] (tensor dim 2)
+                 (self.cache(strides=(16 * 2 * 136, 2 * 136, 136, 1)), r"globalStrides\[1\] "
+                  r"\(tensor dimension 2\) is 136 bytes, not a multiple of 16"),
+                 (self.cache(strides=(1 << 40, 256, 128, 1)), r"globalStrides\[2\] \(tensor "
+                  r"dimension 0\) is 1099511627776 bytes, not below 2\^40"),
+                 (self.cache(shape=(0, 16, 2, 128)), r"globalDim\[3\] \(tensor dimension 0\) "
+                  r"is 0, the driver takes 1\.\.2\^32"),
+                 (self.cache(itemsize=2, dtype="bfloat16"), r"elements of 2 bytes, the "
+                  r"manifest's map has element_bytes 1"),
+                 (self.cache(shape=(10, 16, 256), strides=(4096, 256, 1)), r"rank 3")]
+        for buf, rule in cases:
+            with self.subTest(rule=rule), self.assertRaisesRegex(ValueError,
+                                                                  r"^k_cache_tmap: .*" + rule):
+                maps(nhd, buf)
+        self.assertEqual(fake.encoded, [])
+        # One element of stride below 2^40 bytes passes that rule.
+        maps(nhd, self.cache(strides=((1 << 40) - 16, 256, 128, 1)))
+        self.assertEqual(len(fake.encoded), 1)
+
+    def test_kernel_params_point_at_64_aligned_encoded_maps(self):
+        import fmha_mlir.cuda as cuda
+        import struct
+        import types
+        from fmha_mlir import _abi
+        m = tma_manifest()
+        fake = FakeDriver([a["size"] for a in m["args"]])
+        kernel = types.SimpleNamespace(chip="sm_90a", format="bin", binary=b"// ptx",
+                                       manifest=m)
+        launcher = cuda.Launcher(kernel, driver=fake)
+
+        def buf(ptr, shape, itemsize, dtype):
+            strides = tuple(int(math.prod(shape[i + 1:])) for i in range(len(shape)))
+            return _abi.Buffer(ptr, shape, strides, itemsize, dtype, "cuda", 0, 0)
+        bufs = {"q": buf(0x10000, (5, 4, 128), 1, "float8_e4m3fn"),
+                "k_cache": buf(0x20000, (10, 16, 2, 128), 1, "float8_e4m3fn"),
+                "v_cache": buf(0x80000, (10, 16, 2, 128), 1, "float8_e4m3fn"),
+                "qo_indptr": buf(0x90000, (3,), 4, "int32")}
+        tensors = dict.fromkeys(bufs)
+        launcher(tensors, qo_lens=[3, 2], stream=0, bufs=bufs)
+        launch = fake.launches[-1]
+        self.assertEqual(launch["grid"], (1, 4, 2))
+        params = launch["params"]
+        words = [struct.unpack("<q", raw)[0] for _, raw in params[:8]]
+        self.assertEqual(words, [0x10000, 5, 0x20000, 10, 0x80000, 10, 0x90000, 3])
+        # k_cache_tmap, v_cache_tmap: each entry points at its map (64-byte
+        # aligned) holding the bytes cuTensorMapEncodeTiled wrote.
+        k_map, v_map = fake.encoded
+        self.assertEqual((k_map["address"], v_map["address"]), (0x20000, 0x80000))
+        for (address, raw), encoded in zip(params[8:], (k_map, v_map)):
+            self.assertEqual(address % 64, 0)
+            self.assertEqual(address, encoded["map"])
+            self.assertEqual(raw, encoded["bytes"])
+        # The same buffers again (a replayed step): no encoding, the same maps.
+        launcher(tensors, qo_lens=[3, 2], stream=0, bufs=bufs)
+        self.assertEqual(len(fake.encoded), 2)
+        self.assertEqual([a for a, _ in fake.launches[-1]["params"][8:]],
+                         [a for a, _ in params[8:]])
+        # A new V buffer: its map only is encoded again.
+        bufs["v_cache"] = bufs["v_cache"]._replace(ptr=0xA0000)
+        launcher(tensors, qo_lens=[3, 2], stream=0, bufs=bufs)
+        self.assertEqual([e["address"] for e in fake.encoded], [0x20000, 0x80000, 0xA0000])
+        self.assertEqual(fake.launches[-1]["params"][9][1], fake.encoded[-1]["bytes"])
+        # Caches that pass the request's checks but break a driver rule (no
+        # pages: globalDim 0): ValueError naming it, nothing launched.
+        launches = len(fake.launches)
+        for name in ("k_cache", "v_cache"):
+            bufs[name] = buf(bufs[name].ptr, (0, 16, 2, 128), 1, "float8_e4m3fn")
+        with self.assertRaisesRegex(ValueError, r"k_cache_tmap: .*globalDim\[3\] \(tensor "
+                                    r"dimension 0\) is 0"):
+            launcher(tensors, qo_lens=[3, 2], stream=0, bufs=bufs)
+        self.assertEqual(len(fake.launches), launches)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -76,14 +76,30 @@ inline std::string canonicalTensor(std::string_view name) {
 
 /// What a scalar argument holds about its tensor (memref semantics, in
 /// elements): a size, a stride, or the offset of element 0 from the pointer.
-enum class Field { Pointer, Dim, Stride, Offset };
+/// TensorMap: a CUDA tensor map of the tensor, passed by value.
+enum class Field { Pointer, Dim, Stride, Offset, TensorMap };
+
+/// A "tensormap" argument's encoding (NVIDIA TMA): the CUtensorMap the
+/// launcher builds with cuTensorMapEncodeTiled from its tensor.
+struct TensorMap {
+  /// Map dimension i (innermost first) is tensor dimension dims[i] (memref
+  /// dims, outermost = 0); its length is the map's rank.
+  std::vector<int64_t> dims;
+  std::vector<int64_t> box; ///< elements per map dimension
+  int64_t elementBytes = 0; ///< 1 (UINT8) or 2 (UINT16)
+  int64_t swizzle = 0;      ///< bytes: 0 (none), 32, 64 or 128
+};
+
+/// A CUtensorMap: 128 bytes, 64-byte aligned (cuda.h).
+inline constexpr uint64_t kTensorMapBytes = 128, kTensorMapAlign = 64;
 
 struct Arg {
-  std::string name, kind; ///< kind: "pointer", "i64" or "i32"
+  std::string name, kind; ///< kind: "pointer", "i64", "i32" or "tensormap"
   uint64_t offset = 0, size = 0, align = 1;
   std::string tensor; ///< canonical tensor name
   Field field = Field::Pointer;
   int64_t index = -1; ///< N of TENSOR_dimN / TENSOR_strideN
+  TensorMap tmap;     ///< kind "tensormap" only
 };
 
 /// The tile config of the kernel ("config"): what the emulation needs.
@@ -381,6 +397,104 @@ inline std::string readConfig(const json::Object &o, Config &c) {
   return "";
 }
 
+/// The rest of a "tensormap" entry of "args[i]" (`at`; `what` names it for
+/// messages): the tensor from its name, the layout rules of a by-value
+/// CUtensorMap, and the "tensormap" object with the rules
+/// cuTensorMapEncodeTiled puts on the box and swizzle.
+inline std::string readTensorMap(const json::Object &o, const std::string &at,
+                                 const std::string &what, Arg &a) {
+  // The kernel declares `.param .align 64 .b8 NAME[128]`.
+  if (a.size != kTensorMapBytes)
+    return what + ": a tensormap has size 128 (a CUtensorMap), got " +
+           std::to_string(a.size);
+  if (o.get("align") && a.align != kTensorMapAlign)
+    return what + ": a tensormap has align 64 (a CUtensorMap), got " +
+           std::to_string(a.align);
+  a.align = kTensorMapAlign;
+  if (a.offset % kTensorMapAlign)
+    return what +
+           ": a tensormap must be at an offset that is a multiple of "
+           "64 (a CUtensorMap is 64-byte aligned), got " +
+           std::to_string(a.offset);
+  constexpr std::string_view kSuffix = "_tmap";
+  std::string_view name = a.name;
+  if (name.size() > kSuffix.size() &&
+      name.substr(name.size() - kSuffix.size()) == kSuffix)
+    name.remove_suffix(kSuffix.size());
+  if (name != "k_cache" && name != "v_cache")
+    return what + ": a tensormap must be named k_cache_tmap or v_cache_tmap "
+                  "(a cache TMA reads, + \"_tmap\")";
+  a.tensor = std::string(name);
+  a.field = Field::TensorMap;
+
+  const json::Value *tv = o.get("tensormap");
+  const json::Object *t = tv ? tv->getAsObject() : nullptr;
+  if (!t)
+    return tv ? "\"" + at + ".tensormap\" must be an object"
+              : "missing \"" + at +
+                    ".tensormap\" (dims, box, element_bytes, swizzle)";
+  TensorMap &m = a.tmap;
+  std::string err;
+  Fields f(*t, at + ".tensormap", err);
+  f.i64List("dims", m.dims) && f.i64List("box", m.box) &&
+      f.i64("element_bytes", m.elementBytes) && f.i64("swizzle", m.swizzle);
+  if (!err.empty())
+    return err;
+  auto list = [](const std::vector<int64_t> &v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+  };
+  // A cache is [pages][page_size or heads][heads or page_size][D]: the map
+  // names each of its 4 dimensions once.
+  constexpr int64_t kCacheRank = 4;
+  if (m.dims.empty() || m.dims.size() > 5)
+    return what +
+           ": tensormap.dims must have 1 to 5 entries (the map's "
+           "rank), got " +
+           std::to_string(m.dims.size());
+  std::array<bool, kCacheRank> seen{};
+  bool permutation = int64_t(m.dims.size()) == kCacheRank;
+  for (int64_t d : m.dims) {
+    if (d < 0 || d >= kCacheRank || seen[d])
+      permutation = false;
+    else
+      seen[d] = true;
+  }
+  if (!permutation)
+    return what + ": tensormap.dims must be a permutation of " + a.tensor +
+           "'s dimensions 0..3, got " + list(m.dims);
+  if (m.box.size() != m.dims.size())
+    return what + ": tensormap.box must have one entry per map dimension (" +
+           std::to_string(m.dims.size()) + "), got " + list(m.box);
+  for (size_t i = 0; i < m.box.size(); ++i)
+    if (m.box[i] < 1 || m.box[i] > 256)
+      return what + ": tensormap.box[" + std::to_string(i) +
+             "] must be in 1..256, got " + std::to_string(m.box[i]);
+  if (m.elementBytes != 1 && m.elementBytes != 2)
+    return what +
+           ": tensormap.element_bytes must be 1 or 2 (a UINT8 or "
+           "UINT16 map), got " +
+           std::to_string(m.elementBytes);
+  if (m.swizzle != 0 && m.swizzle != 32 && m.swizzle != 64 && m.swizzle != 128)
+    return what + ": tensormap.swizzle must be 0, 32, 64 or 128 (bytes), got " +
+           std::to_string(m.swizzle);
+  // TMA moves the innermost box row in 16-byte units, and a swizzled row
+  // must fit the swizzle's span.
+  int64_t row = m.box[0] * m.elementBytes;
+  if (row % 16)
+    return what +
+           ": tensormap.box[0] * element_bytes = " + std::to_string(row) +
+           " bytes must be a multiple of 16";
+  if (m.swizzle && row > m.swizzle)
+    return what +
+           ": tensormap.box[0] * element_bytes = " + std::to_string(row) +
+           " bytes must be at most the swizzle width " +
+           std::to_string(m.swizzle);
+  return "";
+}
+
 /// One kernel argument of "args[i]".
 inline std::string readArg(const json::Value &v, size_t i, Arg &a) {
   std::string at = "args[" + std::to_string(i) + "]";
@@ -394,6 +508,9 @@ inline std::string readArg(const json::Value &v, size_t i, Arg &a) {
   if (!err.empty())
     return err;
   std::string what = "\"" + at + "\" ('" + a.name + "')";
+  // Before the common align check, so a misplaced map gets its own rule.
+  if (a.kind == "tensormap")
+    return readTensorMap(*o, at, what, a);
   if (a.align == 0 || (a.align & (a.align - 1)))
     return what + ": align must be a power of two, got " +
            std::to_string(a.align);
@@ -409,7 +526,8 @@ inline std::string readArg(const json::Value &v, size_t i, Arg &a) {
     return "";
   }
   if (a.kind != "i64" && a.kind != "i32")
-    return what + ": kind must be pointer, i64 or i32, got '" + a.kind + "'";
+    return what + ": kind must be pointer, i64, i32 or tensormap, got '" +
+           a.kind + "'";
   if (a.size != (a.kind == "i64" ? 8u : 4u))
     return what + ": an " + a.kind + " has size " +
            (a.kind == "i64" ? "8" : "4") + ", got " + std::to_string(a.size);
@@ -452,6 +570,9 @@ struct Rules {
   bool requireConfig = false; ///< the emulation check needs "config"
   uint64_t maxKernargSize = 0; ///< 0: no limit
   std::string maxKernargWhat;
+  /// "tensormap" arguments (CUDA tensor maps) are accepted: the launcher
+  /// encodes them. Off, a manifest with one is refused, never misread.
+  bool tensorMaps = false;
 };
 
 inline std::string readManifest(const json::Value &root, Manifest &m,
@@ -509,11 +630,40 @@ inline std::string readManifest(const json::Value &root, Manifest &m,
   if (rules.maxKernargSize && m.kernargSize > rules.maxKernargSize)
     return "\"kernarg_size\" is " + std::to_string(m.kernargSize) +
            ", larger than " + rules.maxKernargWhat;
+  if (m.kernargAlign == 0 || (m.kernargAlign & (m.kernargAlign - 1)))
+    return "\"kernarg_align\" must be a power of two, got " +
+           std::to_string(m.kernargAlign);
   uint64_t end = 0;
+  std::string lastMap, lastMapTensor; ///< the last tensormap argument so far
   for (size_t i = 0; i < args->size(); ++i) {
     Arg a;
     if (std::string e = readArg((*args)[i], i, a); !e.empty())
       return e;
+    std::string what = "\"args[" + std::to_string(i) + "]\" ('" + a.name + "')";
+    if (a.field == Field::TensorMap) {
+      if (!rules.tensorMaps)
+        return what +
+               ": a tensormap argument (an NVIDIA TMA tensor map), "
+               "which " +
+               (rules.tool.empty() ? std::string("this launcher")
+                                   : rules.tool) +
+               " does not take";
+      // One map per cache, k_cache's first (the manifest's contract).
+      if (lastMapTensor == a.tensor)
+        return what + ": a second tensormap of " + a.tensor;
+      if (lastMapTensor == "v_cache")
+        return what + ": after '" + lastMap +
+               "'; k_cache_tmap comes before v_cache_tmap";
+      size_t kvBytes = ref::dtypeSize(m.req.kv_dtype);
+      if (uint64_t(a.tmap.elementBytes) != kvBytes)
+        return what + ": tensormap.element_bytes is " +
+               std::to_string(a.tmap.elementBytes) + ", but the request's " +
+               "kv_dtype " + ref::dtypeName(m.req.kv_dtype) + " has " +
+               std::to_string(kvBytes) + "-byte elements";
+    } else if (!lastMap.empty()) {
+      return what + ": after the tensormap '" + lastMap +
+             "'; tensormap arguments come after all others";
+    }
     if (a.offset < end)
       return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
              "') at offset " + std::to_string(a.offset) +
@@ -523,6 +673,10 @@ inline std::string readManifest(const json::Value &root, Manifest &m,
       return "\"args[" + std::to_string(i) + "]\" ('" + a.name +
              "') ends at byte " + std::to_string(end) +
              ", past \"kernarg_size\" " + std::to_string(m.kernargSize);
+    if (a.field == Field::TensorMap) {
+      lastMap = a.name;
+      lastMapTensor = a.tensor;
+    }
     m.args.push_back(std::move(a));
   }
 

@@ -6,7 +6,8 @@
 //   run time (dlopen of libcuda.so.1, so neither the CUDA toolkit nor its
 //   headers are needed to build this tool), JIT-loads the PTX, launches the
 //   kernel as the manifest lays out its arguments (docs/ABI.md, the same
-//   schema as the AMDGPU manifest) and compares the output with the
+//   schema as the AMDGPU manifest; sm_90a TMA kernels also take CUDA tensor
+//   maps by value, encoded here) and compares the output with the
 //   double-precision oracle and with the emulating reference of the kernel's
 //   tile config (SPEC section 6). --repeat N times N more launches with CUDA
 //   events (after 3 warm-ups) and reports the median and TFLOPS.
@@ -403,6 +404,13 @@ struct Cuda {
   int (*funcSetAttribute)(Function, int, int) = nullptr;
   int (*moduleUnload)(Module) = nullptr;
   int (*primaryCtxRelease)(int) = nullptr;
+  // Optional (CUDA 12): needed only by a kernel with tensormap arguments.
+  // (CUtensorMap *, CUtensorMapDataType, rank, globalAddress, globalDim,
+  // globalStrides, boxDim, elementStrides, interleave, swizzle, L2
+  // promotion, OOB fill); the enums are 32-bit.
+  int (*tensorMapEncodeTiled)(void *, int, uint32_t, void *, const uint64_t *,
+                              const uint64_t *, const uint32_t *,
+                              const uint32_t *, int, int, int, int) = nullptr;
 
   // cuda.h values.
   static constexpr int kJitInfoLogBuffer = 3, kJitInfoLogBufferSize = 4,
@@ -413,6 +421,9 @@ struct Cuda {
                        kAttrMaxDynamicSharedSizeBytes = 8;
   static constexpr int kDevAttrMultiprocessorCount = 16, kDevAttrCcMajor = 75,
                        kDevAttrCcMinor = 76;
+  static constexpr int kTensorMapUint8 = 0, kTensorMapUint16 = 1,
+                       kTensorMapInterleaveNone = 0,
+                       kTensorMapL2Promotion128B = 2, kTensorMapOobFillNone = 0;
 
   /// "CUDA_ERROR_NAME: description (N)".
   std::string error(int e) const {
@@ -495,7 +506,79 @@ std::string resolveCuda(void *lib, Cuda &c) {
   sym(c.moduleUnload, {"cuModuleUnload"}, false);
   sym(c.primaryCtxRelease,
       {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}, false);
+  sym(c.tensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, false);
   return missing;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps (NVIDIA TMA)
+//===----------------------------------------------------------------------===//
+
+/// The arguments of one cuTensorMapEncodeTiled call, but the address: from
+/// a "tensormap" argument and its tensor as the launcher lays it out.
+struct TensorMapCall {
+  const Arg *arg = nullptr;
+  uint32_t rank = 0;
+  int dataType = 0, swizzle = 0;
+  std::array<uint64_t, 5> globalDim{}, globalStrides{}; ///< strides in bytes
+  std::array<uint32_t, 5> boxDim{}, elementStrides{1, 1, 1, 1, 1};
+  uint64_t offsetBytes = 0; ///< element 0 from the tensor's pointer
+};
+
+/// Fills `c` for `a`'s map of tensor `t`; "" or the driver rule
+/// (cuTensorMapEncodeTiled's) the map would break. The manifest reader has
+/// checked the box and swizzle rules; what depends on the tensor's shape,
+/// strides and offset is checked here, before any driver is loaded.
+std::string planTensorMap(const Arg &a, const Tensor &t, TensorMapCall &c) {
+  const TensorMap &tm = a.tmap;
+  c.arg = &a;
+  c.rank = uint32_t(tm.dims.size());
+  c.dataType =
+      tm.elementBytes == 1 ? Cuda::kTensorMapUint8 : Cuda::kTensorMapUint16;
+  c.swizzle = tm.swizzle == 0    ? 0
+              : tm.swizzle == 32 ? 1
+              : tm.swizzle == 64 ? 2
+                                 : 3;
+  // "globalStrides[1] (k_cache dimension 2)": entry `at` of the driver's
+  // array, for map dimension i.
+  auto where = [&](const char *what, size_t at, size_t i) {
+    return std::string(what) + "[" + std::to_string(at) + "] (" + t.name +
+           " dimension " + std::to_string(tm.dims[i]) + ")";
+  };
+  // The innermost map dimension is contiguous: TMA reads its box rows as
+  // runs of bytes.
+  if (t.stride(tm.dims[0]) != 1)
+    return "map dimension 0 is " + t.name + " dimension " +
+           std::to_string(tm.dims[0]) + ", whose stride is " +
+           std::to_string(t.stride(tm.dims[0])) +
+           " elements: the innermost dimension must have stride 1 "
+           "(cuTensorMapEncodeTiled takes no stride for it)";
+  for (size_t i = 0; i < c.rank; ++i) {
+    int64_t size = t.shape[tm.dims[i]];
+    if (size < 1 || uint64_t(size) > (uint64_t(1) << 32))
+      return where("globalDim", i, i) + " = " + std::to_string(size) +
+             " must be in 1..2^32 (cuTensorMapEncodeTiled's rule)";
+    c.globalDim[i] = uint64_t(size);
+    c.boxDim[i] = uint32_t(tm.box[i]);
+    if (i == 0)
+      continue;
+    int64_t bytes = t.stride(tm.dims[i]) * tm.elementBytes;
+    if (bytes < 0 || bytes % 16 || uint64_t(bytes) >= (uint64_t(1) << 40))
+      return where("globalStrides", i - 1, i) + " = " + std::to_string(bytes) +
+             " bytes must be a multiple of 16 and below 2^40 "
+             "(cuTensorMapEncodeTiled's rule)";
+    c.globalStrides[i - 1] = uint64_t(bytes);
+  }
+  // Device allocations are 256-byte aligned; the storage offset decides
+  // whether the address is 16-byte aligned (checked again once allocated).
+  int64_t offset = t.offset * tm.elementBytes;
+  if (offset % 16)
+    return "globalAddress, " + t.name + "'s pointer + " +
+           std::to_string(offset) +
+           " bytes (its storage offset), must be 16-byte aligned "
+           "(cuTensorMapEncodeTiled's rule)";
+  c.offsetBytes = uint64_t(offset);
+  return "";
 }
 
 std::string defaultImagePath(const std::string &manifest,
@@ -530,6 +613,7 @@ int run() {
   rules.requireConfig = true;
   rules.maxKernargSize = 32768;
   rules.maxKernargWhat = "any CUDA parameter space (32764 bytes)";
+  rules.tensorMaps = true;
   std::string err = readManifest(root, m, rules);
   if (err.empty() && !m.binaryFormat.empty() && m.binaryFormat != "ptx" &&
       m.binaryFormat != "cubin")
@@ -696,13 +780,43 @@ int run() {
     std::abort();
   };
 
+  // The kernarg buffer, aligned to the largest of "kernarg_align" and the
+  // args' aligns: CU_LAUNCH_PARAM_BUFFER_POINTER's buffer honours every
+  // parameter's alignment, a tensor map's 64 bytes included (a manifest may
+  // say "kernarg_align": 8 beside one).
+  uint64_t kernargAlign = m.kernargAlign;
+  for (const Arg &a : m.args)
+    kernargAlign = std::max(kernargAlign, a.align);
+  if (kernargAlign > 4096)
+    return fail(2, "invalid manifest " + opt.manifest +
+                       ": the kernarg buffer would be aligned to " +
+                       std::to_string(kernargAlign) +
+                       " bytes (\"kernarg_align\" or an argument's \"align\"), "
+                       "more than 4096");
+  std::vector<uint8_t> kernargStorage(m.kernargSize + kernargAlign, 0);
+  uint8_t *kernarg = kernargStorage.data();
+  kernarg +=
+      (kernargAlign - reinterpret_cast<uintptr_t>(kernarg) % kernargAlign) %
+      kernargAlign;
   // Kernarg values that need no device: sizes, strides and offsets (in
-  // elements), checked against ranks.
-  std::vector<uint8_t> kernarg(m.kernargSize, 0);
+  // elements), checked against ranks; the tensor maps' parameters, checked
+  // against the driver's rules.
+  std::vector<TensorMapCall> maps;
   for (const Arg &a : m.args) {
     Tensor &t = find(a.tensor);
     if (a.field == Field::Pointer) {
       t.used = true;
+      continue;
+    }
+    // A map is encoded once its tensor is on the device; its tensor is
+    // uploaded even where the kernel takes no pointer to it.
+    if (a.field == Field::TensorMap) {
+      t.used = true;
+      TensorMapCall c;
+      if (std::string err = planTensorMap(a, t, c); !err.empty())
+        return fail(2, "tensor map '" + a.name + "': " + err +
+                           "; nothing was launched");
+      maps.push_back(c);
       continue;
     }
     if (a.field != Field::Offset && a.index >= int64_t(t.shape.size()))
@@ -737,6 +851,12 @@ int run() {
   Cuda cu;
   if (std::string miss = resolveCuda(lib, cu); !miss.empty())
     return fail(3, libName + " has no " + miss + "; nothing was launched");
+  if (!maps.empty() && !cu.tensorMapEncodeTiled)
+    return fail(3, libName +
+                       " has no cuTensorMapEncodeTiled (CUDA 12 or "
+                       "later), which the tensormap argument '" +
+                       maps.front().arg->name +
+                       "' needs; nothing was launched");
   if (int e = cu.init(0))
     return fail(3, "no CUDA device (cuInit: " + cu.error(e) +
                        "); nothing was launched");
@@ -895,17 +1015,51 @@ int run() {
   for (const Arg &a : m.args)
     if (a.field == Field::Pointer)
       std::memcpy(&kernarg[a.offset], &find(a.tensor).dev, 8);
+  // Tensor maps: encoded from the device address of element 0 (the pointer
+  // plus the storage offset), copied by value into their 128-byte slots.
+  for (const TensorMapCall &c : maps) {
+    const Arg &a = *c.arg;
+    CUdeviceptr address = find(a.tensor).dev + c.offsetBytes;
+    if (address % 16) {
+      freeAll();
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "0x%llx", address);
+      return fail(2, "tensor map '" + a.name + "': globalAddress " + hex +
+                         " is not 16-byte aligned (cuTensorMapEncodeTiled's "
+                         "rule); nothing was launched");
+    }
+    struct alignas(kTensorMapAlign) {
+      uint8_t bytes[kTensorMapBytes];
+    } map = {};
+    if (int e = cu.tensorMapEncodeTiled(
+            &map, c.dataType, c.rank,
+            reinterpret_cast<void *>(uintptr_t(address)), c.globalDim.data(),
+            c.globalStrides.data(), c.boxDim.data(), c.elementStrides.data(),
+            Cuda::kTensorMapInterleaveNone, c.swizzle,
+            Cuda::kTensorMapL2Promotion128B, Cuda::kTensorMapOobFillNone)) {
+      freeAll();
+      return cudaFailed("cuTensorMapEncodeTiled", e, " (" + a.name + ")");
+    }
+    std::memcpy(&kernarg[a.offset], map.bytes, kTensorMapBytes);
+  }
 
-  // One launch; the kernarg buffer goes through `extra`; the manifest's
-  // dynamic shared memory (docs/ABI.md).
-  size_t kernargBytes = kernarg.size();
-  void *extra[] = {reinterpret_cast<void *>(1), kernarg.data(), // BUFFER_POINTER
-                   reinterpret_cast<void *>(2), &kernargBytes,  // BUFFER_SIZE
-                   reinterpret_cast<void *>(0)};                // END
+  // One launch; each argument through kernelParams (a pointer to its slot
+  // of the kernarg buffer, in the manifest's order), the manifest's dynamic
+  // shared memory (docs/ABI.md). Not the buffer through `extra`
+  // (CU_LAUNCH_PARAM_BUFFER_POINTER): the driver refuses that for a kernel
+  // with a 64-aligned tensor-map parameter (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+  // on an H100, bench/NOTES.md 2026-12-07). The array ends with a null,
+  // which the driver does not read (it reads the kernel's parameter count)
+  // and the stand-in driver stops at.
+  std::vector<void *> params;
+  for (const Arg &a : m.args)
+    params.push_back(kernarg + a.offset);
+  params.push_back(nullptr);
   auto launch = [&]() {
     return cu.launchKernel(fn, m.grid[0], m.grid[1], m.grid[2], m.workgroup[0],
                            m.workgroup[1], m.workgroup[2],
-                           unsigned(m.dynamicSharedBytes), nullptr, nullptr, extra);
+                           unsigned(m.dynamicSharedBytes), nullptr, params.data(),
+                           nullptr);
   };
   bool gridEmpty = !(m.grid[0] && m.grid[1] && m.grid[2]);
   double firstMs = 0;

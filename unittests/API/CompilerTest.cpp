@@ -216,6 +216,42 @@ TEST(CAPI, UnknownKeysAndWrongTypesAreRefused) {
                    "data": "spread", "mask": "none"})", msg), 0) << msg;
 }
 
+// "tma" through the C interface: an sm_90a kernel at page 16 takes a tensor
+// map a cache (its manifest's "tensormap" arguments, docs/ABI.md) and
+// copies by cp.async.bulk.tensor; without it, neither; a wrong type is
+// refused by name.
+TEST(CAPI, TmaOptionReachesTheKernel) {
+  const char *req = R"({"qo_lens": [40], "kv_lens": [300], "page_size": 16})";
+  auto compileWith = [&](const char *options, std::string &ptx, std::string &manifest,
+                         std::string &msg) {
+    fmha_kernel *kernel = nullptr;
+    char *diag = nullptr;
+    int code = fmha_compile_options(req, "sm_90a", "bin", options, &kernel, &diag);
+    msg = diag ? diag : "";
+    ptx.clear();
+    manifest.clear();
+    if (kernel) {
+      size_t n = 0;
+      const char *b = fmha_kernel_binary(kernel, &n);
+      ptx.assign(b, n);
+      manifest = fmha_kernel_manifest(kernel);
+    }
+    fmha_kernel_free(kernel);
+    fmha_free(diag);
+    return code;
+  };
+  std::string ptx, manifest, msg;
+  ASSERT_EQ(compileWith(R"({"tma": true})", ptx, manifest, msg), 0) << msg;
+  EXPECT_NE(manifest.find("\"name\": \"k_cache_tmap\""), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("\"kind\": \"tensormap\""), std::string::npos) << manifest;
+  EXPECT_NE(ptx.find("cp.async.bulk.tensor.4d"), std::string::npos);
+  ASSERT_EQ(compileWith(nullptr, ptx, manifest, msg), 0) << msg;
+  EXPECT_EQ(manifest.find("tensormap"), std::string::npos) << "off by default";
+  EXPECT_EQ(ptx.find("cp.async.bulk.tensor"), std::string::npos);
+  EXPECT_EQ(compileWith(R"({"tma": 1})", ptx, manifest, msg), 2);
+  EXPECT_NE(msg.find("\"tma\" must be true or false"), std::string::npos) << msg;
+}
+
 // The lowering's choices through the C interface (fmha_compile_options):
 // each one reaches the kernel (the gfx942 code object loads K straight into
 // LDS with lds_loads, a workgroup of 8 waves with warps 8, the exp2_bias

@@ -67,6 +67,10 @@ struct CompileOptions {
   /// reads meet no bank conflict; V^T's k steps in pairs). Unset: the
   /// chip's choice; an NVIDIA chip ignores it.
   std::optional<bool> ldsSwizzle;
+  /// sm_90a with warpSpecialize and transposeV: K/V tiles by TMA where the
+  /// pages allow (a multiple of 8 tokens), the kernel taking a tensor map
+  /// per cache (docs/ABI.md); another chip ignores it.
+  bool tma = false;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).
@@ -84,8 +88,13 @@ struct AbiArg {
   /// From the kernel's fmha.abi record (KernelAbi.h, flatName): the operand
   /// name ("q", ...) for its pointer, NAME_dimN, NAME_offset, NAME_strideN.
   std::string name;
-  std::string kind; ///< "pointer" (global, 8 bytes) or "i64"
+  std::string kind; ///< "pointer" (global, 8 bytes), "i64" or "tensormap"
   uint64_t offset = 0, size = 0, align = 0;
+  /// "tensormap" (128 bytes, align 64; docs/ABI.md): the map's dimensions
+  /// (the tensor's dims, innermost first), box (elements), element bytes
+  /// and swizzle bytes.
+  std::vector<int64_t> tmapDims, tmapBox;
+  int64_t elementBytes = 0, swizzle = 0;
 };
 
 struct CompileResult {

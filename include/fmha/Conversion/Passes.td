@@ -105,7 +105,12 @@ def OutlineKernel : Pass<"fmha-outline-kernel", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target: gfx942, gfx950 or sm_90">
+           "Target: gfx942, gfx950 or sm_90">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "sm_90a: the producer's K/V stages (fmha.stage_kv in "
+           "fmha.warp_roles whose V fmha.stage_transpose rewrites) by TMA "
+           "where every stage's pages allow it; the kernel then takes one "
+           "tensor map per cache">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",

@@ -80,6 +80,22 @@
 //                                              // op: once every lane of the
 //                                              // wave is at it, all but each
 //                                              // lane's newest n land
+//   int64_t fmha_lane_mbarrier_arrive_expect_tx(i32 site, i64 addr, i32 bytes)
+//                                              // mbarrier.arrive.expect_tx:
+//                                              // the phase also waits for
+//                                              // `bytes` of TMA copies
+//   int64_t fmha_lane_tensor_map(i64 base, i64 element bytes, i64 swizzle,
+//                                i64 rank, i64 dims[5], i64 strides[5]
+//                                (elements), i64 box[5])
+//                                              // host side of a launch: the
+//                                              // emulator's own tensor map
+//                                              // (not CUDA's), its address
+//   void    fmha_lane_tma_load(i32 site, i64 map, i64 dst, i64 mbar,
+//                              i32 rank, i32 coords[5])
+//                                              // cp.async.bulk.tensor: the
+//                                              // box copied (swizzled, zeros
+//                                              // outside the tensor) at once,
+//                                              // its bytes completed on mbar
 //
 // A "site" is the id of the op that made the call; the lanes of a wave must
 // meet at the same site. The sites of a kernel's wave ops and
@@ -117,6 +133,9 @@ inline constexpr const char *kElect = "fmha_lane_elect";
 inline constexpr const char *kLdsLoad = "fmha_lane_lds_load";
 inline constexpr const char *kLdsLoadWait = "fmha_lane_lds_load_wait";
 inline constexpr const char *kLdsAccess = "fmha_lane_lds_access";
+inline constexpr const char *kMBarrierArriveExpectTx = "fmha_lane_mbarrier_arrive_expect_tx";
+inline constexpr const char *kTensorMap = "fmha_lane_tensor_map";
+inline constexpr const char *kTmaLoad = "fmha_lane_tma_load";
 /// fmha_lane_out_of_bounds's dim for a load across a bounded view's end.
 inline constexpr int32_t kStraddle = -1;
 

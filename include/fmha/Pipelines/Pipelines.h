@@ -121,6 +121,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "lds-bank-swizzle); unset: the chip's choice, true or "
                      "false"),
       llvm::cl::init(llvm::cl::BOU_UNSET)};
+  PassOptions::Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("sm_90a, with warp-specialize and producer-transposes-v: "
+                     "the K/V tiles brought by TMA, one box per page run "
+                     "(pages of a multiple of 8 tokens; else cp.async), the "
+                     "kernel taking a tensor map per cache (off by default)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> warps{
       *this, "warps",
       llvm::cl::desc("AMDGPU: fmha-select-config's warps, the waves of a "
@@ -227,6 +234,9 @@ struct LaneKernelOptions {
   /// AMDGPU: the chunk-major LDS layout of the tiles the lanes stage
   /// (convert-fmha-to-gpu lds-bank-swizzle). Unset: the chip's choice.
   std::optional<bool> ldsSwizzle;
+  /// sm_90a, with warpSpecialize and transposeV: K/V by TMA
+  /// (fmha-outline-kernel tma; docs/ABI.md, tensor-map arguments).
+  bool tma = false;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
   /// fmha-select-config's warps (0: the chip's; AMDGPU: 8 shares each K/V
@@ -240,7 +250,7 @@ struct LaneKernelOptions {
 std::string loweringCountsError(int64_t kvStages, int64_t kvUnroll, int64_t warps);
 
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same thirteen fields).
+/// emulator's CpuKernelOptions give them (the same fourteen fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -255,6 +265,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.kvUnroll = o.kvUnroll;
   l.ldsLoads = o.ldsLoads;
   l.ldsSwizzle = o.ldsSwizzle;
+  l.tma = o.tma;
   l.vdRoute = o.vdRoute;
   l.warps = o.warps;
   return l;

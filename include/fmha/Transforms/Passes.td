@@ -146,4 +146,32 @@ def SharedToDynamicPass : Pass<"fmha-shared-to-dynamic"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def GridConstantTensorMapsPass : Pass<"fmha-grid-constant-tensormaps"> {
+  let summary = "Pass a kernel's tensor-map arguments by value as __grid_constant__ parameters";
+  let description = [{
+    A kernel that copies by TMA (fmha-outline-kernel `tma`) takes one CUDA
+    tensor map per cache, a `!llvm.ptr` argument whose entry in the
+    kernel's `fmha.abi` record (KernelAbi.h) has part "tensormap" (the
+    `gpu.func` verifier does not take `llvm.byval` or `nvvm.grid_constant`,
+    so they come after convert-gpu-to-nvvm, which keeps the record). This
+    pass runs on the LLVM dialect: every such `llvm.func` argument gets
+    `{llvm.byval = !llvm.array<128 x i8>, llvm.align = 64,
+    nvvm.grid_constant}`, so the PTX parameter is
+    `.param .align 64 .b8 NAME[128]` holding the map itself (docs/ABI.md,
+    "tensor-map arguments") and the TMA instruction reads it through the
+    parameter's generic address. An entry whose argument is not a pointer
+    is an error.
+
+    Before:
+    ```mlir
+    llvm.func @k(%p: !llvm.ptr<1>, %m: !llvm.ptr) attributes {fmha.abi = [{name = "k_cache", operand = 1 : i64, part = "pointer"}, {name = "k_cache", operand = 1 : i64, part = "tensormap", dims = [3, 1, 2, 0], ...} ], nvvm.kernel}
+    ```
+    After:
+    ```mlir
+    llvm.func @k(%p: !llvm.ptr<1>, %m: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}) attributes {fmha.abi = [...], nvvm.kernel}
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // FMHA_TRANSFORMS_PASSES_TD

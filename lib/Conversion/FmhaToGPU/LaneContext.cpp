@@ -381,10 +381,19 @@ Value LaneContext::ldsAddress(ImplicitLocOpBuilder &b, Value lds) const {
 }
 
 Value LaneContext::stageBarrier(ImplicitLocOpBuilder &b, Value slot, bool free) const {
+  return barrierAt(b, slot, free ? mbarrierStages : 0);
+}
+
+Value LaneContext::landedBarrier(ImplicitLocOpBuilder &b, Value slot) const {
+  assert(tma && "landed barriers exist with TMA stages");
+  return barrierAt(b, slot, 2 * mbarrierStages);
+}
+
+Value LaneContext::barrierAt(ImplicitLocOpBuilder &b, Value slot, int64_t first) const {
   Value base = ldsAddress(b, mbarriers);
   Value i = arith::AddIOp::create(
       b, arith::IndexCastUIOp::create(b, b.getI64Type(), laneToIndex(b, slot)),
-      arith::ConstantIntOp::create(b, b.getI64Type(), free ? mbarrierStages : 0));
+      arith::ConstantIntOp::create(b, b.getI64Type(), first));
   Value at = arith::AddIOp::create(
       b, base, arith::MulIOp::create(b, i, arith::ConstantIntOp::create(b, b.getI64Type(), 8)));
   return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(b.getContext(), 3), at);

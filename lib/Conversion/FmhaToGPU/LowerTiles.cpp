@@ -571,8 +571,17 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     kernel.walk([&](StageKVOp st) { stages = st.getStages(); });
     if (!stages)
       return roles.emitOpError("has no fmha.stage_kv to hand over");
+    // TMA stages (fmha-outline-kernel's fmha.tma): a third, "landed",
+    // barrier a stage, one arrival (with the bytes it expects) a TMA stage
+    // op of a fill.
+    llvm::SmallDenseSet<int64_t> tmaRings;
+    kernel.walk([&](StageKVOp st) {
+      if (st->hasAttr("fmha.tma"))
+        tmaRings.insert(st.getRing());
+    });
+    lc.tma = !tmaRings.empty();
     auto t = MemRefType::get(
-        {2 * stages}, IntegerType::get(kernel.getContext(), 64), AffineMap(),
+        {(lc.tma ? 3 : 2) * stages}, IntegerType::get(kernel.getContext(), 64), AffineMap(),
         gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
     lc.mbarriers = kernel.addWorkgroupAttribution(t, roles.getLoc());
     kernel.setWorkgroupAttributionAttr(
@@ -591,6 +600,8 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
       ti.mbarrierInit(b, b.getLoc(), lc.stageBarrier(b, slot, /*free=*/false), roleThreads);
       ti.mbarrierInit(b, b.getLoc(), lc.stageBarrier(b, slot, /*free=*/true),
                       roleThreads * roles.getConsumers());
+      if (lc.tma)
+        ti.mbarrierInit(b, b.getLoc(), lc.landedBarrier(b, slot), tmaRings.size());
     }
     ti.mbarrierInitFence(b, b.getLoc());
     b.setInsertionPointAfter(init);

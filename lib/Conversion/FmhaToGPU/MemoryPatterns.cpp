@@ -31,6 +31,8 @@
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -962,6 +964,69 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     }
   }
 
+  /// fmha.stage_kv by TMA (fmha-outline-kernel's `fmha.tma`): when enabled,
+  /// the role's first thread expects the tile's bytes on the stage's
+  /// "landed" mbarrier and starts one box a column group and run of
+  /// box_rows keys (never across a page: box_rows divides the page size and
+  /// the tile's start), at (column, slot in the page, head, page id) of the
+  /// cache's tensor map, into the stage's swizzled rows as the lanes'
+  /// copies would write them (the map's swizzle is the layout's).
+  LogicalResult tmaStage(OpT op, OneToNOpAdaptor a, ConversionPatternRewriter &rw,
+                         ImplicitLocOpBuilder &b, const ValueForm &f, int64_t bn,
+                         Value lds, DictionaryAttr tma) const {
+    auto kernel = op->template getParentOfType<gpu::GPUFuncOp>();
+    int64_t argNo = tma.getAs<IntegerAttr>("arg") ? tma.getAs<IntegerAttr>("arg").getInt() : -1;
+    if (!kernel || argNo < 0 || argNo >= static_cast<int64_t>(kernel.getNumArguments()) ||
+        !lc.tma)
+      return op.emitOpError("fmha.tma names no tensor-map argument of the kernel "
+                            "(fmha-outline-kernel tma gives it one)");
+    Value map = kernel.getArgument(argNo);
+    int64_t rows = tma.getAs<IntegerAttr>("box_rows").getInt();
+    int64_t cols = tma.getAs<IntegerAttr>("box_cols").getInt();
+    auto cacheT = cast<MemRefType>(op.getCache().getType());
+    int64_t eb = cacheT.getElementTypeBitWidth() / 8;
+    int64_t w = cols * eb, rowBytes = cacheT.getDimSize(3) * eb;
+    bool nhd = op.getKvLayout() == KVLayout::NHD;
+    int64_t pageSize = cacheT.getDimSize(nhd ? 1 : 2);
+    Value start = laneToI32(b, a.getTileStart()[0]);
+    Value head = laneToI32(b, a.getHead()[0]);
+    std::optional<TokenIds> ids;
+    Value uniformId;
+    if (isa<VectorType>(op.getIds().getType()))
+      ids = tokenIds(b, rw, op.getIds());
+    else
+      uniformId = a.getIds()[0];
+    Value first = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, lc.tidV, laneConstI32(b, lc.roleThreads)),
+        laneConstI32(b, 0));
+    Value go = arith::AndIOp::create(b, a.getEnabled()[0], first);
+    auto guard = scf::IfOp::create(b, go, /*withElse=*/false);
+    b.setInsertionPointToStart(guard.thenBlock());
+    Value slot = a.getSlot()[0];
+    Value mbar = lc.landedBarrier(b, slot);
+    lc.ti.mbarrierArriveExpectTx(b, b.getLoc(), mbar, bn * rowBytes);
+    Value base = lc.ldsAddress(b, lds);
+    auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    Value always = arith::ConstantIntOp::create(b, 1, 1);
+    for (int64_t r0 = 0; r0 < bn; r0 += rows) {
+      Value key = arith::AddIOp::create(b, start, laneConstI32(b, r0));
+      Value id = uniformId ? uniformId
+                           : pageIdOfKey(b, lc, ids->pages, ids->op.getPageSize(), key, always);
+      Value inPage = arith::RemUIOp::create(b, key, laneConstI32(b, pageSize));
+      for (int64_t c = 0; c < rowBytes; c += w) {
+        Value at = arith::AddIOp::create(
+            b, base,
+            arith::ConstantIntOp::create(b, b.getI64Type(), lc.ldsTileOffset(f, r0, c)));
+        Value dst = LLVM::IntToPtrOp::create(b, ptr3, at);
+        lc.ti.tmaLoad(b, b.getLoc(), dst, map,
+                      ValueRange{laneConstI32(b, c / eb), inPage, head, id}, mbar);
+      }
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+
   LogicalResult matchAndRewrite(OpT op, OneToNOpAdaptor a,
                                 ConversionPatternRewriter &rw) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rw);
@@ -979,6 +1044,9 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
       lds = lc.lds.lookup(op);
     }
     int64_t bn = t.getDimSize(0);
+    if constexpr (kStage)
+      if (auto tma = op->template getAttrOfType<DictionaryAttr>("fmha.tma"))
+        return tmaStage(op, a, rw, b, f, bn, lds, tma);
     // Loads into LDS: the stage's views and page-id reads too only when it
     // is enabled (the prologue of a loop that runs no tile has page id -1,
     // and not even a view of that page is made). (NVIDIA's copies keep
@@ -1270,7 +1338,8 @@ struct StagedKVPattern : LanePattern<StagedKVOp> {
 /// fmha.stage_transpose (the producer of warp roles): its copies landed
 /// (all but `pending` groups) in every producer thread (a barrier of the
 /// producer's warpgroup: each thread transposes chunks other threads
-/// copied), then the V stage transposed into the V^T ring's stage.
+/// copied), or with TMA the fill's phase of the stage's landed mbarrier,
+/// then the V stage transposed into the V^T ring's stage.
 struct StageTransposePattern : LanePattern<StageTransposeOp> {
   using LanePattern::LanePattern;
   LogicalResult matchAndRewrite(StageTransposeOp op, OneToNOpAdaptor a,
@@ -1278,9 +1347,17 @@ struct StageTransposePattern : LanePattern<StageTransposeOp> {
     ImplicitLocOpBuilder b(op.getLoc(), rw);
     const LaneContext::Ring &from = lc.rings.at(op.getFrom());
     const LaneContext::Ring &to = lc.rings.at(op.getRing());
-    lc.ti.asyncWait(b, b.getLoc(), op.getPending());
-    lc.ti.groupBarrier(b, b.getLoc(), laneConstI32(b, lc.producerBarrierId()),
-                       lc.roleThreads);
+    if (lc.tma) {
+      // TMA: the fill's boxes (K's and V's) counted on the stage's landed
+      // mbarrier; each thread waits there itself.
+      Value fill = arith::IndexCastUIOp::create(b, b.getI32Type(), a.getFill()[0]);
+      lc.ti.mbarrierWait(b, b.getLoc(), lc.landedBarrier(b, a.getSlot()[0]),
+                         arith::AndIOp::create(b, fill, laneConstI32(b, 1)));
+    } else {
+      lc.ti.asyncWait(b, b.getLoc(), op.getPending());
+      lc.ti.groupBarrier(b, b.getLoc(), laneConstI32(b, lc.producerBarrierId()),
+                         lc.roleThreads);
+    }
     Value src = lc.ringStage(b, from, a.getSlot()[0]);
     Value dst = lc.ringStage(b, to, a.getSlot()[0]);
     transposeStagedV(b, lc, to.form, cast<VectorType>(op.getTileType()).getDimSize(0),

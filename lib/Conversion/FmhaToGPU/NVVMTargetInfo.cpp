@@ -434,6 +434,24 @@ public:
     Value ticks = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0x989680);
     NVVM::MBarrierTryWaitParityOp::create(b, loc, addr, parity, ticks);
   }
+  void mbarrierArriveExpectTx(OpBuilder &b, Location loc, Value addr,
+                              int64_t bytes) const override {
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), bytes);
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, /*res=*/Type(), addr, n,
+                                           NVVM::MemScopeKind::CTA, /*relaxed=*/false,
+                                           /*predicate=*/Value());
+  }
+  void tmaLoad(OpBuilder &b, Location loc, Value dst, Value map, ValueRange coords,
+               Value mbar) const override {
+    // The destination as a shared::cluster address (LLVM's intrinsic takes
+    // address space 7; a CTA's own shared::cta address is one).
+    Value cluster = LLVM::AddrSpaceCastOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, cluster, map, coords, mbar, /*im2colOffsets=*/ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+  }
   void setRegisters(OpBuilder &b, Location loc, int64_t regs,
                     bool increase) const override {
     NVVM::SetMaxRegisterOp::create(b, loc, static_cast<int32_t>(regs),

@@ -120,6 +120,12 @@ void TargetInfo::asyncProxyFence(OpBuilder &, Location) const {
 void TargetInfo::setRegisters(OpBuilder &, Location, int64_t, bool) const {
   FMHA_NO_WARP_ROLES("setRegisters");
 }
+void TargetInfo::mbarrierArriveExpectTx(OpBuilder &, Location, Value, int64_t) const {
+  FMHA_NO_WARP_ROLES("mbarrierArriveExpectTx");
+}
+void TargetInfo::tmaLoad(OpBuilder &, Location, Value, Value, ValueRange, Value) const {
+  FMHA_NO_WARP_ROLES("tmaLoad");
+}
 #undef FMHA_NO_WARP_ROLES
 
 Value TargetInfo::maxF(OpBuilder &b, Location loc, Value x, Value y) const {

@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/LanesToHost/LanesToHost.h"
+#include "fmha/Conversion/OutlineKernel/KernelAbi.h"
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Emulator/LaneABI.h"
 #include "fmha/Support/Chips.h"
@@ -60,6 +61,10 @@ namespace fmha {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::fmha::AbiPart;
+using mlir::fmha::KernelAbiArg;
+using mlir::fmha::kKernelAbiAttr;
+using mlir::fmha::readKernelAbi;
 namespace lane = ::fmha::lane;
 
 namespace {
@@ -347,6 +352,20 @@ std::string unsupported(Operation *op) {
   if (auto b = dyn_cast<NVVM::BarrierOp>(op))
     return !b.getReductionOp() && !b.getReductionPredicate() ? ""
                                                              : "nvvm.barrier with a reduction";
+  // TMA (sm_90a): a tiled box of up to 5 dimensions through a tensor map
+  // the launch made (fmha_lane_tensor_map), and the arrive that expects
+  // its bytes.
+  if (auto t = dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
+    return t.getCoordinates().size() <= 5 && t.getIm2colOffsets().empty() &&
+                   !t.getMulticastMask() && !t.getL2CacheHint() && !t.getPredicate() &&
+                   t.getMode() == NVVM::TMALoadMode::TILE
+               ? ""
+               : "a TMA load other than a tiled box without multicast, cache hint "
+                 "or predicate";
+  if (auto a = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op))
+    return !a.getPredicate() && !a.getRelaxed() ? ""
+                                                : "mbarrier.arrive.expect_tx with a predicate "
+                                                  "or relaxed";
   if (auto e = dyn_cast<NVVM::ElectSyncOp>(op))
     return !e.getMembermask() ? "" : "elect.sync with a member mask";
   if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BarrierOp, gpu::ReturnOp,
@@ -434,7 +453,11 @@ std::string unguarded(Operation *op) {
   // The runtime checks the mbarrier's address itself (an initialised
   // mbarrier in the workgroup's buffers).
   if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp, NVVM::MBarrierTryWaitParityOp,
-          NVVM::CpAsyncMBarrierArriveOp>(op))
+          NVVM::CpAsyncMBarrierArriveOp, NVVM::MBarrierArriveExpectTxOp>(op))
+    return "";
+  // A TMA load: the runtime checks its box lies in the workgroup's buffers
+  // (the tensor map bounds the source: zeros outside).
+  if (isa<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
     return "";
   auto isMemory = [](Type t) {
     return isa<BaseMemRefType, LLVM::LLVMPointerType>(t);
@@ -541,6 +564,12 @@ struct Rewriter {
   SmallVector<arith::ConstantOp> ldsSites;
   void guardSubView(memref::SubViewOp op);
   void rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes);
+  /// The kernel's fmha.abi record (empty without one).
+  SmallVector<KernelAbiArg> abi;
+  /// A tensor-map argument's value at the launch: the emulator's own map
+  /// (fmha_lane_tensor_map) of the memref whose flat values the launch
+  /// passes, described by the record's entry `at`.
+  Value tensorMapAt(ImplicitLocOpBuilder &b, ValueRange ops, unsigned at);
 };
 
 /// Before an LDS access (a load or store of workgroup memory, a transpose
@@ -658,6 +687,29 @@ void Rewriter::rewriteOp(Operation *op) {
     // raised by one first (net: no arrival, count 0).
     call(b, lane::kMBarrierArrive,
          {site(b), address(m.getAddr()), i32(b, m.getNoinc() ? 1 : 0)}, {i64});
+    op->erase();
+    return;
+  }
+  if (auto m = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+    Value r = call(b, lane::kMBarrierArriveExpectTx,
+                   {site(b), address(m.getAddr()), m.getTxcount()}, {i64});
+    if (m.getRes())
+      m.getRes().replaceAllUsesWith(r);
+    op->erase();
+    return;
+  }
+  if (auto t = dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
+    // The shared::cluster destination is the CTA's own shared address.
+    Value dst = t.getDstMem();
+    if (auto c = dst.getDefiningOp<LLVM::AddrSpaceCastOp>())
+      dst = c.getArg();
+    SmallVector<Value> args{site(b), address(t.getTmaDescriptor()), address(dst),
+                            address(t.getMbar()),
+                            i32(b, static_cast<int64_t>(t.getCoordinates().size()))};
+    for (int i = 0; i < 5; ++i)
+      args.push_back(i < static_cast<int>(t.getCoordinates().size()) ? t.getCoordinates()[i]
+                                                                     : i32(b, 0));
+    call(b, lane::kTmaLoad, args, {});
     op->erase();
     return;
   }
@@ -1187,6 +1239,14 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   b.setInsertionPointToEnd(module.getBody());
   unsigned nArgs = k.getNumArguments();
   SmallVector<Type> argTypes(k.getArgumentTypes());
+  // The argument record, for the launch's tensor maps (rewriteLaunch).
+  abi.clear();
+  if (k->hasAttr(kKernelAbiAttr)) {
+    FailureOr<SmallVector<KernelAbiArg>> record = readKernelAbi(k);
+    if (failed(record))
+      return failure();
+    abi = std::move(*record);
+  }
   auto f = func::FuncOp::create(b, k.getName(), b.getFunctionType(argTypes, {}));
   if (auto cfg = k->getDiscardableAttr("fmha.config"))
     f->setAttr("fmha.config", cfg);
@@ -1322,6 +1382,53 @@ LogicalResult Rewriter::rewriteKernel(gpu::GPUModuleOp gm, gpu::GPUFuncOp k) {
   return success();
 }
 
+Value Rewriter::tensorMapAt(ImplicitLocOpBuilder &b, ValueRange ops, unsigned at) {
+  const KernelAbiArg &m = abi[at];
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, i64, v).getResult(); };
+  auto asI64 = [&](Value v) {
+    return isa<LLVM::LLVMPointerType>(v.getType()) ? LLVM::PtrToIntOp::create(b, i64, v).getResult()
+                                                   : v;
+  };
+  int64_t rank = static_cast<int64_t>(m.shape.size());
+  Value base, offset = c64(0);
+  SmallVector<Value> sizes(rank), strides(rank);
+  for (auto [i, e] : llvm::enumerate(abi)) {
+    if (e.operand != m.operand || i >= ops.size())
+      continue;
+    if (e.part == AbiPart::Pointer)
+      base = asI64(ops[i]);
+    else if (e.part == AbiPart::Offset)
+      offset = ops[i];
+    else if (e.part == AbiPart::Size && e.dim < rank)
+      sizes[e.dim] = ops[i];
+    else if (e.part == AbiPart::Stride && e.dim < rank)
+      strides[e.dim] = ops[i];
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (!sizes[d])
+      sizes[d] = c64(m.shape[d]);
+  // Strides neither static nor passed: an identity layout's, from the sizes.
+  for (int64_t d = rank - 1; d >= 0; --d)
+    if (!strides[d])
+      strides[d] = m.strides[d] >= 0 ? c64(m.strides[d])
+                   : d == rank - 1   ? c64(1)
+                                     : Value(arith::MulIOp::create(b, strides[d + 1], sizes[d + 1]));
+  Value eb = c64(m.elementBytes);
+  base = arith::AddIOp::create(b, base, arith::MulIOp::create(b, offset, eb));
+  SmallVector<Value> args{base, eb, c64(m.swizzle), c64(static_cast<int64_t>(m.tmapDims.size()))};
+  for (int part = 0; part < 3; ++part)
+    for (size_t i = 0; i < 5; ++i) {
+      if (i >= m.tmapDims.size()) {
+        args.push_back(c64(part == 2 ? 1 : 0));
+        continue;
+      }
+      int64_t d = m.tmapDims[i];
+      args.push_back(part == 0 ? sizes[d] : part == 1 ? strides[d] : c64(m.tmapBox[i]));
+    }
+  return call(b, lane::kTensorMap, args, {i64});
+}
+
 void Rewriter::rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes) {
   ImplicitLocOpBuilder b(launch.getLoc(), launch);
   MLIRContext *ctx = b.getContext();
@@ -1333,6 +1440,9 @@ void Rewriter::rewriteLaunch(gpu::LaunchFuncOp launch, func::FuncOp lanes) {
     Value x = isa<LLVM::LLVMPointerType>(v.getType())
                   ? LLVM::PtrToIntOp::create(b, i64, v).getResult()
                   : v;
+    // A tensor map (the launch holds a null placeholder): the emulator's.
+    if (i < abi.size() && abi[i].part == AbiPart::TensorMap)
+      x = tensorMapAt(b, ops, i);
     LLVM::StoreOp::create(b, x, ptrTy(b, args, 8 * static_cast<int64_t>(i)), 8);
   }
   auto idx = [&](Value v) { return arith::IndexCastOp::create(b, i64, v); };

@@ -11,7 +11,7 @@ namespace {
 constexpr std::pair<AbiPart, const char *> kParts[] = {
     {AbiPart::Pointer, "pointer"}, {AbiPart::Size, "size"},
     {AbiPart::Offset, "offset"},   {AbiPart::Stride, "stride"},
-    {AbiPart::Value, "value"}};
+    {AbiPart::Value, "value"},     {AbiPart::TensorMap, "tensormap"}};
 
 bool hasDim(AbiPart p) { return p == AbiPart::Size || p == AbiPart::Stride; }
 } // namespace
@@ -34,6 +34,8 @@ std::string KernelAbiArg::flatName() const {
     return name + "_offset";
   case AbiPart::Stride:
     return name + "_stride" + std::to_string(dim);
+  case AbiPart::TensorMap:
+    return name + "_tmap";
   }
   llvm_unreachable("unknown ABI part");
 }
@@ -47,6 +49,14 @@ DictionaryAttr KernelAbiArg::toAttr(MLIRContext *ctx) const {
   fields.push_back(b.getNamedAttr("part", b.getStringAttr(abiPartName(part))));
   if (hasDim(part))
     fields.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(dim)));
+  if (part == AbiPart::TensorMap) {
+    fields.push_back(b.getNamedAttr("dims", b.getI64ArrayAttr(ArrayRef<int64_t>(tmapDims))));
+    fields.push_back(b.getNamedAttr("box", b.getI64ArrayAttr(ArrayRef<int64_t>(tmapBox))));
+    fields.push_back(b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle)));
+    fields.push_back(b.getNamedAttr("element_bytes", b.getI64IntegerAttr(elementBytes)));
+    fields.push_back(b.getNamedAttr("shape", b.getI64ArrayAttr(ArrayRef<int64_t>(shape))));
+    fields.push_back(b.getNamedAttr("strides", b.getI64ArrayAttr(ArrayRef<int64_t>(strides))));
+  }
   return b.getDictionaryAttr(fields);
 }
 
@@ -92,7 +102,7 @@ mlir::fmha::readKernelAbi(gpu::GPUFuncOp kernel) {
       }
     if (!known)
       return bad("part '" + part.getValue() +
-                 "' is none of pointer, size, offset, stride, value");
+                 "' is none of pointer, size, offset, stride, value, tensormap");
     if (Attribute op = d.get("operand")) {
       auto v = dyn_cast<IntegerAttr>(op);
       if (!v || v.getInt() < 0)
@@ -106,6 +116,31 @@ mlir::fmha::readKernelAbi(gpu::GPUFuncOp kernel) {
                  "or stride");
     if (dim)
       a.dim = dim.getInt();
+    if (a.part == AbiPart::TensorMap) {
+      auto ints = [&](StringRef key, std::vector<int64_t> &out) {
+        auto arr = d.getAs<ArrayAttr>(key);
+        if (!arr)
+          return false;
+        for (Attribute e : arr) {
+          auto v = dyn_cast<IntegerAttr>(e);
+          if (!v)
+            return false;
+          out.push_back(v.getInt());
+        }
+        return true;
+      };
+      auto sw = d.getAs<IntegerAttr>("swizzle");
+      auto eb = d.getAs<IntegerAttr>("element_bytes");
+      if (!ints("dims", a.tmapDims) || !ints("box", a.tmapBox) ||
+          !ints("shape", a.shape) || !ints("strides", a.strides) || !sw || !eb ||
+          a.tmapDims.size() != a.tmapBox.size() || a.tmapDims.empty() ||
+          a.shape.size() != a.strides.size() || a.operand < 0)
+        return bad("a tensormap needs an 'operand' and integer arrays 'dims' and "
+                   "'box' of one length, 'shape' and 'strides' of one length, "
+                   "and integers 'swizzle' and 'element_bytes'");
+      a.swizzle = sw.getInt();
+      a.elementBytes = eb.getInt();
+    }
     args.push_back(std::move(a));
   }
   return args;

@@ -24,6 +24,8 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <limits>
+#include <map>
+#include <numeric>
 
 namespace mlir {
 namespace fmha {
@@ -343,6 +345,128 @@ void mlir::fmha::flattenLaunchOperands(RewriterBase &rw,
 
 namespace {
 
+/// fmha.stage_kv's attribute when its copies go by TMA: `arg` (set once
+/// the kernel exists: the kernel argument of its cache's tensor map),
+/// `operand` (the cache's function argument), `box_rows` and `box_cols`
+/// (elements: one box is box_rows rows of one column group).
+constexpr const char *kTmaAttr = "fmha.tma";
+
+/// sm_90a with `tma`: whether every fmha.stage_kv of `grid` can copy by TMA,
+/// and if so each marked with kTmaAttr (without `arg`). The rules: the
+/// producer of warp roles whose V tiles fmha.stage_transpose rewrites (its
+/// threads wait for the boxes on an mbarrier before the transpose); a
+/// rank-4 cache of 8- or 16-bit elements, a function argument, innermost
+/// stride 1; rows of a swizzle width's multiple (TargetInfo::ldsSwizzleBytes,
+/// the layout the tiles have and TMA writes); gcd(page size, tile rows) a
+/// multiple of 8 (a box of that many rows never crosses a page and keeps
+/// the 8-row swizzle phase); static strides (the kernel's map is encoded
+/// from the launcher's tensor, the box from these).
+bool planTma(scf::ForallOp grid, const TargetInfo &ti) {
+  bool transposes = false;
+  SmallVector<StageKVOp> stages;
+  grid.getBody()->walk([&](Operation *op) {
+    transposes |= isa<StageTransposeOp>(op);
+    if (auto s = dyn_cast<StageKVOp>(op))
+      stages.push_back(s);
+  });
+  if (!transposes || stages.empty())
+    return false;
+  SmallVector<std::pair<StageKVOp, NamedAttrList>> plan;
+  for (StageKVOp s : stages) {
+    if (!s->getParentOfType<WarpRolesOp>())
+      return false;
+    auto arg = dyn_cast<BlockArgument>(s.getCache());
+    auto mt = dyn_cast<MemRefType>(s.getCache().getType());
+    if (!arg || !arg.getOwner()->isEntryBlock() || !mt || mt.getRank() != 4)
+      return false;
+    int64_t bits = mt.getElementTypeBitWidth();
+    SmallVector<int64_t> strides;
+    int64_t off;
+    if ((bits != 8 && bits != 16) || failed(mt.getStridesAndOffset(strides, off)) ||
+        strides[3] != 1)
+      return false;
+    int64_t eb = bits / 8, d = mt.getDimSize(3);
+    bool nhd = s.getKvLayout() == KVLayout::NHD;
+    int64_t page = mt.getDimSize(nhd ? 1 : 2);
+    int64_t rows = cast<VectorType>(s.getTileType()).getDimSize(0);
+    if (ShapedType::isDynamic(d) || ShapedType::isDynamic(page))
+      return false;
+    int64_t w = ti.ldsSwizzleBytes(d * eb);
+    int64_t g = std::gcd(page, rows);
+    if (!w || g % 8 || g > 256)
+      return false;
+    Builder b(s.getContext());
+    NamedAttrList attrs;
+    attrs.append("operand", b.getI64IntegerAttr(arg.getArgNumber()));
+    attrs.append("box_rows", b.getI64IntegerAttr(g));
+    attrs.append("box_cols", b.getI64IntegerAttr(w / eb));
+    plan.push_back({s, attrs});
+  }
+  for (auto &[s, attrs] : plan)
+    s->setAttr(kTmaAttr, attrs.getDictionary(s.getContext()));
+  return true;
+}
+
+/// The kernel's tensor-map arguments for its fmha.stage_kv ops marked by
+/// planTma: one `!llvm.ptr` a cache (in operand order) appended to the
+/// kernel and its record, `arg` set on the ops; the launch passes a null
+/// pointer (the host function only runs in the lane emulator, which builds
+/// its own map from the record: fmha-lanes-to-host).
+void addTensorMaps(RewriterBase &rw, gpu::GPUFuncOp kernel, gpu::LaunchFuncOp launch) {
+  std::map<int64_t, SmallVector<StageKVOp>> byOperand;
+  kernel.walk([&](StageKVOp s) {
+    if (auto t = s->getAttrOfType<DictionaryAttr>(kTmaAttr))
+      byOperand[t.getAs<IntegerAttr>("operand").getInt()].push_back(s);
+  });
+  if (byOperand.empty())
+    return;
+  MLIRContext *ctx = rw.getContext();
+  FailureOr<SmallVector<KernelAbiArg>> record = readKernelAbi(kernel);
+  assert(succeeded(record) && "outlineGrid wrote the record");
+  auto ptrT = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Value> extra;
+  OpBuilder::InsertionGuard g(rw);
+  rw.setInsertionPoint(launch);
+  for (auto &[operand, ops] : byOperand) {
+    StageKVOp s = ops.front();
+    auto mt = cast<MemRefType>(s.getCache().getType());
+    auto t = s->getAttrOfType<DictionaryAttr>(kTmaAttr);
+    KernelAbiArg a;
+    a.operand = operand;
+    for (const KernelAbiArg &r : *record)
+      if (r.operand == operand)
+        a.name = r.name;
+    a.part = AbiPart::TensorMap;
+    bool nhd = s.getKvLayout() == KVLayout::NHD;
+    a.tmapDims = nhd ? std::vector<int64_t>{3, 1, 2, 0} : std::vector<int64_t>{3, 2, 1, 0};
+    a.tmapBox = {t.getAs<IntegerAttr>("box_cols").getInt(),
+                 t.getAs<IntegerAttr>("box_rows").getInt(), 1, 1};
+    a.elementBytes = mt.getElementTypeBitWidth() / 8;
+    a.swizzle = a.tmapBox[0] * a.elementBytes;
+    int64_t off;
+    SmallVector<int64_t> strides;
+    (void)mt.getStridesAndOffset(strides, off);
+    for (int64_t v : strides)
+      a.strides.push_back(ShapedType::isDynamic(v) ? -1 : v);
+    for (int64_t v : mt.getShape())
+      a.shape.push_back(ShapedType::isDynamic(v) ? -1 : v);
+    unsigned at = kernel.getNumArguments();
+    // (fmha-grid-constant-tensormaps makes it a by-value parameter.)
+    (void)kernel.insertArgument(at, ptrT, DictionaryAttr(), kernel.getLoc());
+    record->push_back(a);
+    for (StageKVOp op : ops) {
+      NamedAttrList attrs(op->getAttrOfType<DictionaryAttr>(kTmaAttr));
+      attrs.set("arg", rw.getI64IntegerAttr(at));
+      op->setAttr(kTmaAttr, attrs.getDictionary(ctx));
+    }
+    extra.push_back(LLVM::ZeroOp::create(rw, launch.getLoc(), ptrT));
+  }
+  kernel->setAttr(kKernelAbiAttr, kernelAbiAttr(ctx, *record));
+  SmallVector<Value> operands(launch.getKernelOperands());
+  operands.append(extra);
+  rw.modifyOpInPlace(launch, [&] { launch.getKernelOperandsMutable().assign(operands); });
+}
+
 struct OutlineKernelPass
     : public fmha::impl::OutlineKernelBase<OutlineKernelPass> {
   using Base::Base;
@@ -411,10 +535,17 @@ struct OutlineKernelPass
         threads = r.getWarps() * cfg.getWaveSize() * (1 + r.getConsumers());
         headsPerWorkgroup = r.getConsumers();
       });
+      if (tma)
+        planTma(grid, *target);
       FailureOr<gpu::GPUFuncOp> kernel =
           outlineGrid(rw, grid, kernels, name, threads);
       if (failed(kernel))
         return signalPassFailure();
+      if (tma)
+        module.walk([&](gpu::LaunchFuncOp l) {
+          if (l.getKernelName() == kernel->getName())
+            addTensorMaps(rw, *kernel, l);
+        });
       (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
       if (headsPerWorkgroup > 1)
         (*kernel)->setAttr(kHeadsPerWorkgroupAttr,

@@ -133,10 +133,10 @@ func.func @gather_in_producer(%k: memref<?x1024x8x128xf8E4M3FN>, %id: i32, %h: i
 
 // -----
 
-func.func @transpose_of_no_ring(%slot: index) {
+func.func @transpose_of_no_ring(%slot: index, %fill: index) {
   fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
     // expected-error @+1 {{reads ring 1, which no fmha.stage_kv of 2 stages of 'vector<128x128xf8E4M3FN>' fills}}
-    fmha.stage_transpose slot(%slot) {from = 1 : i64, pending = 0 : i64, ring = 2 : i64,
+    fmha.stage_transpose slot(%slot) fill(%fill) {from = 1 : i64, pending = 0 : i64, ring = 2 : i64,
         stages = 2 : i64, tile_type = vector<128x128xf8E4M3FN>}
   } consumer(%c) {
   }

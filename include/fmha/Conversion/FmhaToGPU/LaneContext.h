@@ -105,14 +105,23 @@ struct LaneContext {
   };
   mutable llvm::DenseMap<Value, InflightMma> inflightMmas;
   /// fmha.warp_roles: the stage handoff's mbarriers (a workgroup buffer of
-  /// 2 x stages i64: every stage's "filled" barrier, then its "free" one),
-  /// the threads of one role's warpgroup and the consumer groups; null / 0
-  /// without roles.
+  /// 2 x stages i64: every stage's "filled" barrier, then its "free" one;
+  /// with TMA 3 x stages, then its "landed" one), the threads of one
+  /// role's warpgroup and the consumer groups; null / 0 without roles.
   Value mbarriers;
   int64_t mbarrierStages = 0, roleThreads = 0, consumers = 0;
+  /// The stages' K/V copies go by TMA (fmha.stage_kv's `fmha.tma`,
+  /// fmha-outline-kernel): the "landed" barriers count their bytes.
+  bool tma = false;
   /// The address (`!llvm.ptr<3>`) of stage `slot`'s (index) filled or free
   /// mbarrier.
   Value stageBarrier(ImplicitLocOpBuilder &b, Value slot, bool free) const;
+  /// The address of stage `slot`'s "landed" mbarrier (TMA: one
+  /// arrive.expect_tx a TMA stage op of a fill, completed by its boxes'
+  /// bytes; the producer's threads wait at it before the V transpose).
+  Value landedBarrier(ImplicitLocOpBuilder &b, Value slot) const;
+  /// The mbarrier `first` + slot of the buffer.
+  Value barrierAt(ImplicitLocOpBuilder &b, Value slot, int64_t first) const;
   /// The named barrier of the producer's warpgroup (the consumers' are
   /// 1 + c; 0 is the workgroup's).
   int64_t producerBarrierId() const { return 1 + consumers; }

@@ -536,6 +536,16 @@ public:
   /// The role's registers per thread (setmaxnreg.inc / .dec).
   virtual void setRegisters(OpBuilder &b, Location loc, int64_t regs,
                             bool increase) const;
+  /// TMA (sm_90a): one arrival that also expects `bytes` more bytes of
+  /// copies on the mbarrier (mbarrier.arrive.expect_tx).
+  virtual void mbarrierArriveExpectTx(OpBuilder &b, Location loc, Value addr,
+                                      int64_t bytes) const;
+  /// TMA (sm_90a): starts copying the box of tensor map `map` (a generic
+  /// `!llvm.ptr`) at `coords` (i32, innermost first) to shared address
+  /// `dst` (`!llvm.ptr<3>`), its bytes counted on mbarrier `mbar`
+  /// (cp.async.bulk.tensor ... mbarrier::complete_tx::bytes).
+  virtual void tmaLoad(OpBuilder &b, Location loc, Value dst, Value map,
+                       ValueRange coords, Value mbar) const;
 
   //===--- vendor patterns ------------------------------------------------===//
 

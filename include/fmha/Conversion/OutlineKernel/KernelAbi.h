@@ -14,6 +14,9 @@
 //   {operand = 10 : i64, name = "k_descale", part = "offset"}
 //   {dim = 1 : i64, operand = 10 : i64, name = "k_descale", part = "stride"}
 //   {operand = 3 : i64, name = "n", part = "value"}
+//   {box = [128, 16, 1, 1], dims = [3, 1, 2, 0], element_bytes = 1,
+//    name = "k_cache", operand = 1 : i64, part = "tensormap", swizzle = 128,
+//    shape = [-1, 16, 8, 128], strides = [16384, 1024, 128, 1]}
 //
 // - `operand`: the argument number, in the function that held the grid, of
 //   the value the kernel argument is taken from (for a request module, the
@@ -23,7 +26,14 @@
 //   "hostK" (the K-th such value) for a value computed in the function.
 // - `part`: "pointer" (the memref's aligned pointer), "size" / "stride" (its
 //   dynamic size / stride of dimension `dim`), "offset" (its dynamic offset),
-//   "value" (a non-memref value passed as it is).
+//   "value" (a non-memref value passed as it is), "tensormap" (sm_90a with
+//   TMA: a CUDA tensor map of the memref, `!llvm.ptr` in the kernel, by
+//   value as a __grid_constant__ parameter on the device; docs/ABI.md):
+//   map dimension i (innermost first) is the memref's dimension dims[i],
+//   `box` its box in elements, `swizzle` 0 / 32 / 64 / 128 bytes;
+//   `shape` and `strides` the memref type's (elements, -1 where dynamic:
+//   the lane emulator builds its own map from them and the launch's flat
+//   values).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FMHA_CONVERSION_OUTLINEKERNEL_KERNELABI_H
@@ -35,6 +45,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -48,9 +59,9 @@ namespace fmha {
 inline constexpr const char *kKernelAbiAttr = "fmha.abi";
 
 /// What one kernel argument is of the value it comes from.
-enum class AbiPart { Pointer, Size, Offset, Stride, Value };
+enum class AbiPart { Pointer, Size, Offset, Stride, Value, TensorMap };
 
-/// "pointer", "size", "offset", "stride", "value".
+/// "pointer", "size", "offset", "stride", "value", "tensormap".
 StringRef abiPartName(AbiPart part);
 
 /// One entry of the record.
@@ -59,9 +70,14 @@ struct KernelAbiArg {
   std::string name;     ///< "q", "k_cache", ..., "argN", "hostK"
   AbiPart part = AbiPart::Value;
   int64_t dim = -1; ///< Size / Stride: the dimension; -1 otherwise
+  /// TensorMap: the map's dimensions (memref dims, innermost first), its
+  /// box (elements), swizzle bytes, element bytes, and the memref type's
+  /// shape and strides (-1: dynamic).
+  std::vector<int64_t> tmapDims, tmapBox, shape, strides;
+  int64_t swizzle = 0, elementBytes = 0;
 
   /// The argument's name in the manifest: NAME for a pointer or value,
-  /// NAME_dimN, NAME_offset, NAME_strideN for the others.
+  /// NAME_dimN, NAME_offset, NAME_strideN, NAME_tmap for the others.
   std::string flatName() const;
   /// The dictionary of the record.
   DictionaryAttr toAttr(MLIRContext *ctx) const;

@@ -343,7 +343,10 @@ struct WarpSpecializePass
         for (StageKVOp s : run)
           if (static_cast<int64_t>(s.getRing()) == *vRing)
             tile = s.getTileType();
-        StageTransposeOp::create(b, loc, slot, b.getI64IntegerAttr(*vRing),
+        Value vFill = arith::DivUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, f.getInductionVar(), f.getLowerBound()),
+            arith::ConstantIndexOp::create(b, loc, stages));
+        StageTransposeOp::create(b, loc, slot, vFill, b.getI64IntegerAttr(*vRing),
                                  b.getI64IntegerAttr(*vtRing), st,
                                  b.getI64IntegerAttr(0), TypeAttr::get(tile));
         Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);

@@ -102,7 +102,8 @@
 // TV-NOT: fmha.stage_filled
 // TV: scf.for %[[T:.*]] = %c0 to
 // TV: %[[S:.*]] = arith.remui %[[T]], %c2 : index
-// TV-NEXT: fmha.stage_transpose slot(%[[S]]) {from = 1 : i64, pending = 0 : i64, ring = 2 : i64, stages = 2 : i64, tile_type = vector<128x128xf8E4M3FN>}
+// TV-NEXT: %[[F:.*]] = arith.divui %[[T]], %c2 : index
+// TV-NEXT: fmha.stage_transpose slot(%[[S]]) fill(%[[F]]) {from = 1 : i64, pending = 0 : i64, ring = 2 : i64, stages = 2 : i64, tile_type = vector<128x128xf8E4M3FN>}
 // TV-NEXT: fmha.stage_filled slot(%[[S]]) if(%true) {stages = 2 : i64, written}
 // TV-NEXT: fmha.stage_free
 // TV-NEXT: fmha.stage_kv {{.*}} if({{.*}}) {{{.*}}ring = 0

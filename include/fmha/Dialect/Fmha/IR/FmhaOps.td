@@ -446,12 +446,14 @@ def Fmha_StageTransposeOp : Fmha_Op<"stage_transpose", [MemoryEffects<[MemRead, 
     `slot` of ring `from` holds, in the transposed layout the target's
     P x V product reads. The consumers' `fmha.staged_kv` of ring `ring`
     then read the stage as it is. Written by fmha-warp-specialize so that
-    the producer warpgroup, not each consumer, transposes V.
+    the producer warpgroup, not each consumer, transposes V. `fill` is the
+    stage's fill number (0, 1, ...) being transposed: where its copies
+    signal an mbarrier (TMA), the wait is for that fill's phase.
   }];
-  let arguments = (ins Index:$slot, I64Attr:$from, I64Attr:$ring,
+  let arguments = (ins Index:$slot, Index:$fill, I64Attr:$from, I64Attr:$ring,
                        I64Attr:$stages, I64Attr:$pending, TypeAttr:$tile_type);
   let assemblyFormat = [{
-    `slot` `(` $slot `)` attr-dict
+    `slot` `(` $slot `)` `fill` `(` $fill `)` attr-dict
   }];
   let hasVerifier = 1;
 }
