@@ -256,8 +256,7 @@ template <typename Options> std::string readOptions(const char *text, Options &o
                             {"pipeline", &o.pipeline},
                             {"warp_specialize", &o.warpSpecialize},
                             {"transpose_v", &o.transposeV},
-                            {"ping_pong", &o.pingPong},
-                            {"tma", &o.tma}})
+                            {"ping_pong", &o.pingPong}})
     if (std::string e = flag(key, *field); !e.empty())
       return e;
   for (auto [key, field] : {std::pair<const char *, int64_t *>{"kv_stages", &o.kvStages},
@@ -268,7 +267,8 @@ template <typename Options> std::string readOptions(const char *text, Options &o
   // true, false or null (the chip's choice).
   for (auto [key, field] :
        {std::pair<const char *, std::optional<bool> *>{"lds_loads", &o.ldsLoads},
-        {"lds_swizzle", &o.ldsSwizzle}})
+        {"lds_swizzle", &o.ldsSwizzle},
+        {"tma", &o.tma}})
     if (const llvm::json::Value *x = obj->get(key)) {
       if (x->getAsNull())
         field->reset();

@@ -102,7 +102,8 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   if (options.ldsSwizzle != llvm::cl::BOU_UNSET)
     o.ldsSwizzle = options.ldsSwizzle == llvm::cl::BOU_TRUE;
   o.warps = options.warps;
-  o.tma = options.tma;
+  if (options.tma != llvm::cl::BOU_UNSET)
+    o.tma = options.tma == llvm::cl::BOU_TRUE;
   return o;
 }
 
@@ -287,9 +288,12 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   }
   OutlineKernelOptions outline;
   outline.chip = chip.str();
-  // sm_90a, when asked: the producer's K/V copies by TMA where the pages
-  // allow (fmha-outline-kernel gives the kernel its tensor maps).
-  outline.tma = options.tma && info && info->warpgroupMma;
+  // sm_90a: the producer's K/V copies by TMA where the pages allow
+  // (fmha-outline-kernel gives the kernel its tensor maps): when asked,
+  // wherever a box is a multiple of 8 rows; the chip's choice: off
+  // (docs/REGIMES.md).
+  outline.tma = info && info->warpgroupMma && options.tma.value_or(false);
+  outline.tmaMinBoxRows = options.tma ? 8 : kTmaMinBoxRows;
   pm.addPass(createOutlineKernel(outline));
   ConvertFmhaToGPUOptions gpu;
   gpu.chip = chip.str();

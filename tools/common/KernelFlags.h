@@ -89,13 +89,15 @@ inline cl::opt<cl::boolOrDefault> optLdsSwizzle(
              "convert-fmha-to-gpu lds-bank-swizzle); unset: the chip's "
              "choice, =true or =false; an NVIDIA chip ignores it"),
     cl::init(cl::BOU_UNSET), cl::cat(kToolCategory));
-inline cl::opt<bool> optTma(
+inline cl::opt<cl::boolOrDefault> optTma(
     "tma",
     cl::desc("sm_90a with --warp-specialize and --producer-transposes-v: the "
-             "K/V tiles brought by TMA, one box per page run (pages of a "
-             "multiple of 8 tokens; cp.async otherwise), the kernel taking a "
-             "tensor map per cache (docs/ABI.md; off by default)"),
-    cl::init(false), cl::cat(kToolCategory));
+             "K/V tiles brought by TMA, one box per run of gcd(page size, "
+             "128) keys, the kernel taking a tensor map per cache "
+             "(docs/ABI.md); unset: the chip's choice (docs/REGIMES.md), "
+             "=true: wherever a box is a multiple of 8 rows (cp.async "
+             "otherwise), =false: cp.async"),
+    cl::init(cl::BOU_UNSET), cl::cat(kToolCategory));
 inline cl::opt<int64_t> optWarps(
     "warps",
     cl::desc("AMDGPU: waves of a workgroup sharing each K/V tile (0, the "
@@ -127,7 +129,8 @@ template <typename Options> void applyKernelFlags(Options &o) {
     o.ldsSwizzle = optLdsSwizzle == cl::BOU_TRUE;
   o.vdRoute = optVdRoute;
   o.warps = optWarps;
-  o.tma = optTma;
+  if (optTma != cl::BOU_UNSET)
+    o.tma = optTma == cl::BOU_TRUE;
 }
 
 } // namespace fmha_tools

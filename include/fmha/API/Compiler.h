@@ -69,9 +69,9 @@ struct Target {
   /// AMDGPU: the K and V tiles staged chunk-major in LDS (no bank
   /// conflicts on the operand reads); unset: the chip's choice.
   std::optional<bool> ldsSwizzle;
-  /// sm_90a warp roles: K/V by TMA where the pages allow (the kernel then
-  /// takes a tensor map a cache, docs/ABI.md).
-  bool tma = false;
+  /// sm_90a warp roles: K/V by TMA (the kernel then takes a tensor map a
+  /// cache, docs/ABI.md); unset: the chip's choice.
+  std::optional<bool> tma;
   /// The V-descale route (scalar, page_groups, scaled_p, exp2_bias); "":
   /// chosen. A route the request cannot take is a bad-input error.
   std::string vdRoute;

@@ -67,10 +67,11 @@ struct CompileOptions {
   /// reads meet no bank conflict; V^T's k steps in pairs). Unset: the
   /// chip's choice; an NVIDIA chip ignores it.
   std::optional<bool> ldsSwizzle;
-  /// sm_90a with warpSpecialize and transposeV: K/V tiles by TMA where the
-  /// pages allow (a multiple of 8 tokens), the kernel taking a tensor map
-  /// per cache (docs/ABI.md); another chip ignores it.
-  bool tma = false;
+  /// sm_90a with warpSpecialize and transposeV: K/V tiles by TMA, the
+  /// kernel taking a tensor map per cache (docs/ABI.md). Unset: the chip's
+  /// choice; true: wherever a box of gcd(page, 128) rows is a multiple of
+  /// 8; false: cp.async. Another chip ignores it.
+  std::optional<bool> tma;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).

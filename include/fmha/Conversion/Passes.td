@@ -110,7 +110,10 @@ def OutlineKernel : Pass<"fmha-outline-kernel", "::mlir::ModuleOp"> {
            "sm_90a: the producer's K/V stages (fmha.stage_kv in "
            "fmha.warp_roles whose V fmha.stage_transpose rewrites) by TMA "
            "where every stage's pages allow it; the kernel then takes one "
-           "tensor map per cache">
+           "tensor map per cache">,
+    Option<"tmaMinBoxRows", "tma-min-box-rows", "int64_t", /*default=*/"8",
+           "with tma: the fewest rows a box (gcd(page size, tile rows)) may "
+           "have for the kernel to take TMA (at least 8, the swizzle atom)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",

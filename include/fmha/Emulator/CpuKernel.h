@@ -55,7 +55,7 @@ struct CpuKernelOptions {
   std::optional<bool> ldsLoads;
   /// AMDGPU: K and V staged chunk-major in LDS; unset: the chip's choice.
   std::optional<bool> ldsSwizzle;
-  bool tma = false; ///< sm_90a: K/V by TMA where the pages allow
+  std::optional<bool> tma; ///< sm_90a: K/V by TMA (unset: the chip's choice)
   int64_t warps = 0;       ///< AMDGPU: a workgroup's waves (0: the chip's)
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;

@@ -121,13 +121,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "lds-bank-swizzle); unset: the chip's choice, true or "
                      "false"),
       llvm::cl::init(llvm::cl::BOU_UNSET)};
-  PassOptions::Option<bool> tma{
+  PassOptions::Option<llvm::cl::boolOrDefault> tma{
       *this, "tma",
       llvm::cl::desc("sm_90a, with warp-specialize and producer-transposes-v: "
-                     "the K/V tiles brought by TMA, one box per page run "
-                     "(pages of a multiple of 8 tokens; else cp.async), the "
-                     "kernel taking a tensor map per cache (off by default)"),
-      llvm::cl::init(false)};
+                     "the K/V tiles brought by TMA, one box per run of "
+                     "gcd(page size, 128) keys, the kernel taking a tensor "
+                     "map per cache; unset: the chip's choice (docs/REGIMES.md), "
+                     "true: wherever a box is a multiple of 8 rows, false: "
+                     "cp.async"),
+      llvm::cl::init(llvm::cl::BOU_UNSET)};
   PassOptions::Option<int64_t> warps{
       *this, "warps",
       llvm::cl::desc("AMDGPU: fmha-select-config's warps, the waves of a "
@@ -200,6 +202,12 @@ LogicalResult buildFmhaToNVVMPipeline(OpPassManager &pm,
 void buildFmhaToHostPipeline(OpPassManager &pm,
                              const HostPipelineOptions &options);
 
+/// sm_90a's choice of TMA (LaneKernelOptions::tma unset): kernels whose
+/// boxes have at least this many rows, gcd(page size, 128) (pages 64 and
+/// 128 and up); measured on an H100 against cp.async: page 1024 +3.8 %,
+/// page 64 +1.9 %, page 16 -0.7 % (bench/NOTES.md, sixteenth session).
+inline constexpr int64_t kTmaMinBoxRows = 64;
+
 /// The options of the GPU front half beyond the chip.
 struct LaneKernelOptions {
   bool folds = true;
@@ -235,8 +243,10 @@ struct LaneKernelOptions {
   /// (convert-fmha-to-gpu lds-bank-swizzle). Unset: the chip's choice.
   std::optional<bool> ldsSwizzle;
   /// sm_90a, with warpSpecialize and transposeV: K/V by TMA
-  /// (fmha-outline-kernel tma; docs/ABI.md, tensor-map arguments).
-  bool tma = false;
+  /// (fmha-outline-kernel tma; docs/ABI.md, tensor-map arguments). Unset:
+  /// the chip's choice; true: wherever a box of gcd(page, tile rows) rows
+  /// is a multiple of 8; false: cp.async.
+  std::optional<bool> tma;
   /// fmha-select-config's vd-route ("" or "auto": chosen).
   std::string vdRoute;
   /// fmha-select-config's warps (0: the chip's; AMDGPU: 8 shares each K/V

@@ -359,9 +359,9 @@ constexpr const char *kTmaAttr = "fmha.tma";
 /// stride 1; rows of a swizzle width's multiple (TargetInfo::ldsSwizzleBytes,
 /// the layout the tiles have and TMA writes); gcd(page size, tile rows) a
 /// multiple of 8 (a box of that many rows never crosses a page and keeps
-/// the 8-row swizzle phase); static strides (the kernel's map is encoded
+/// the 8-row swizzle phase) and at least `minBoxRows`; static strides (the kernel's map is encoded
 /// from the launcher's tensor, the box from these).
-bool planTma(scf::ForallOp grid, const TargetInfo &ti) {
+bool planTma(scf::ForallOp grid, const TargetInfo &ti, int64_t minBoxRows) {
   bool transposes = false;
   SmallVector<StageKVOp> stages;
   grid.getBody()->walk([&](Operation *op) {
@@ -393,7 +393,7 @@ bool planTma(scf::ForallOp grid, const TargetInfo &ti) {
       return false;
     int64_t w = ti.ldsSwizzleBytes(d * eb);
     int64_t g = std::gcd(page, rows);
-    if (!w || g % 8 || g > 256)
+    if (!w || g % 8 || g < minBoxRows || g > 256)
       return false;
     Builder b(s.getContext());
     NamedAttrList attrs;
@@ -536,7 +536,7 @@ struct OutlineKernelPass
         headsPerWorkgroup = r.getConsumers();
       });
       if (tma)
-        planTma(grid, *target);
+        planTma(grid, *target, tmaMinBoxRows);
       FailureOr<gpu::GPUFuncOp> kernel =
           outlineGrid(rw, grid, kernels, name, threads);
       if (failed(kernel))
