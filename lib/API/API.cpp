@@ -70,6 +70,7 @@ static Result compileIn(MLIRContext &ctx, const Request &request,
   options.pipeline = target.pipeline;
   options.transposeV = target.transposeV;
   options.pingPong = target.pingPong;
+  options.stageDescales = target.stageDescales;
   options.kvStages = target.kvStages;
   options.kvUnroll = target.kvUnroll;
   options.ldsLoads = target.ldsLoads;

@@ -247,6 +247,7 @@ template <typename Options> std::string readOptions(const char *text, Options &o
   };
   static constexpr const char *kKeys[] = {
       "folds", "peel", "pipeline", "warp_specialize", "transpose_v", "ping_pong",
+      "stage_descales",
       "kv_stages", "kv_unroll", "lds_loads", "lds_swizzle", "tma", "vd_route", "warps"};
   for (const auto &kv : *obj)
     if (!llvm::is_contained(kKeys, llvm::StringRef(kv.first)))
@@ -256,7 +257,8 @@ template <typename Options> std::string readOptions(const char *text, Options &o
                             {"pipeline", &o.pipeline},
                             {"warp_specialize", &o.warpSpecialize},
                             {"transpose_v", &o.transposeV},
-                            {"ping_pong", &o.pingPong}})
+                            {"ping_pong", &o.pingPong},
+                            {"stage_descales", &o.stageDescales}})
     if (std::string e = flag(key, *field); !e.empty())
       return e;
   for (auto [key, field] : {std::pair<const char *, int64_t *>{"kv_stages", &o.kvStages},

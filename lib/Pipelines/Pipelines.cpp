@@ -95,6 +95,7 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   o.warpSpecialize = options.warpSpecialize;
   o.transposeV = options.transposeV;
   o.pingPong = options.pingPong;
+  o.stageDescales = options.stageDescales;
   o.vdRoute = options.vdRoute;
   o.kvUnroll = options.kvUnroll;
   if (options.ldsLoads != llvm::cl::BOU_UNSET)
@@ -237,6 +238,7 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     if (options.warpSpecialize && info->warpgroupMma) {
       FmhaWarpSpecializeOptions ws;
       ws.transposeV = options.transposeV;
+      ws.stageDescales = options.stageDescales;
       // A transposing producer holds a V chunk's words: 40 registers, the
       // consumers 232 (the split timed on an H100, bench/NOTES.md
       // 2026-12-06; 24 spilled in the producer); else 24 / 240.

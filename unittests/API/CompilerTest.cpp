@@ -216,7 +216,8 @@ TEST(CAPI, UnknownKeysAndWrongTypesAreRefused) {
                    "data": "spread", "mask": "none"})", msg), 0) << msg;
 }
 
-// "tma" through the C interface: an sm_90a kernel at page 16 takes a tensor
+// "tma" and "stage_descales" through the C interface: an sm_90a kernel at
+// page 16 with tma takes a tensor
 // map a cache (its manifest's "tensormap" arguments, docs/ABI.md) and
 // copies by cp.async.bulk.tensor; without it, neither; a wrong type is
 // refused by name.
@@ -248,6 +249,11 @@ TEST(CAPI, TmaOptionReachesTheKernel) {
   ASSERT_EQ(compileWith(nullptr, ptx, manifest, msg), 0) << msg;
   EXPECT_EQ(manifest.find("tensormap"), std::string::npos) << "off by default";
   EXPECT_EQ(ptx.find("cp.async.bulk.tensor"), std::string::npos);
+  // stage_descales: the consumers read their descales from shared memory.
+  ASSERT_EQ(compileWith(R"({"stage_descales": true})", ptx, manifest, msg), 0) << msg;
+  EXPECT_NE(ptx.find("ld.shared.b32"), std::string::npos);
+  EXPECT_EQ(compileWith(R"({"stage_descales": null})", ptx, manifest, msg), 2);
+  EXPECT_NE(msg.find("\"stage_descales\" must be true or false"), std::string::npos) << msg;
   EXPECT_EQ(compileWith(R"({"tma": 1})", ptx, manifest, msg), 2);
   EXPECT_NE(msg.find("\"tma\" must be true, false or null"), std::string::npos) << msg;
 }

@@ -90,6 +90,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("with warp-specialize: the producer transposes each V "
                      "tile (on by default; false: each consumer does)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> stageDescales{
+      *this, "stage-descales",
+      llvm::cl::desc("with warp-specialize and producer-transposes-v: the "
+                     "per-key descales of tiles of whole pages of 8 keys or "
+                     "more read by the producer a tile ahead into shared "
+                     "memory (fmha-warp-specialize stage-descales; off by "
+                     "default)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> pingPong{
       *this, "ping-pong",
       llvm::cl::desc("with warp-specialize: run fmha-ping-pong (the consumers "
@@ -227,6 +235,9 @@ struct LaneKernelOptions {
   bool transposeV = true;
   /// With warpSpecialize: fmha-ping-pong (the consumers take turns at S).
   bool pingPong = false;
+  /// With warpSpecialize and transposeV: the per-key descales staged by
+  /// the producer (fmha-warp-specialize stage-descales).
+  bool stageDescales = false;
   /// With `pipeline`: stages of each K/V ring (fmha-pipeline-kv-stages).
   int64_t kvStages = 2;
   /// AMDGPU: fmha-unroll-kv-loop's factor (-1: its auto rule, 2 for a loop
@@ -271,6 +282,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.warpSpecialize = o.warpSpecialize;
   l.transposeV = o.transposeV;
   l.pingPong = o.pingPong;
+  l.stageDescales = o.stageDescales;
   l.kvStages = o.kvStages;
   l.kvUnroll = o.kvUnroll;
   l.ldsLoads = o.ldsLoads;

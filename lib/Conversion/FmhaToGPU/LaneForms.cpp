@@ -279,6 +279,20 @@ LogicalResult LaneForms::visit(Operation *op) {
       f.col = true;
     return set(x.getResult(), f);
   }
+  // Descales staged by the producer (fmha-warp-specialize stage-descales):
+  // read from shared memory a group of keys at a time, in columns.
+  if (auto x = dyn_cast<StagedDescaleOp>(op)) {
+    ValueForm f{FormKind::Vec};
+    f.atoms = atomsOf(x.getResult());
+    f.col = true;
+    return set(x.getResult(), f);
+  }
+  if (auto x = dyn_cast<StageDescaleOp>(op)) {
+    auto ids = x.getIds().getDefiningOp<PageIdsOp>();
+    if (!ids || !has(ids.getIds()))
+      return fail("per-key descales need their page_ids in the same tile");
+    return success();
+  }
   // A tile's shape in 16-byte chunks, and the cache a gather or a stage
   // reads (the page ids it takes, the page size).
   auto checkTile = [&](VectorType t) -> LogicalResult {

@@ -425,6 +425,17 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     ring.buffer = workgroupBytes(ring.stages * ring.stageBytes, s.getLoc(), f->ldsCols);
     lc.rings[s.getRing()] = ring;
   });
+  // The rings of fmha.stage_descale: a tile's per-key descales a stage
+  // (BlockN f32), written by the producer, read by the consumers.
+  kernel.walk([&](StageDescaleOp s) {
+    if (lc.descaleRings.count(s.getRing()))
+      return;
+    LaneContext::DescaleRing ring;
+    ring.stages = s.getStages();
+    ring.keys = cast<VectorType>(s.getIds().getType()).getDimSize(0);
+    ring.buffer = workgroupBytes(ring.stages * ring.keys * 4, s.getLoc(), 0);
+    lc.descaleRings[s.getRing()] = ring;
+  });
   // A KV loop that is not pipelined (fmha-peel-masked-tiles' masked tiles)
   // runs before or after the pipelined one, never beside it: its n-th tile
   // takes the n-th ring stage (ring by ring) where it fits, instead of a

@@ -532,6 +532,108 @@ struct GatherDescalePattern : LanePattern<GatherDescaleOp> {
   }
 };
 
+/// A descale ring's stages as one f32 buffer (LaneContext::DescaleRing).
+Value descaleRingView(ImplicitLocOpBuilder &b, const LaneContext::DescaleRing &ring) {
+  auto bufT = cast<MemRefType>(ring.buffer.getType());
+  auto t = MemRefType::get({ring.stages * ring.keys}, b.getF32Type(), AffineMap(),
+                           bufT.getMemorySpace());
+  return memref::ViewOp::create(b, t, ring.buffer, arith::ConstantIndexOp::create(b, 0),
+                                ValueRange{});
+}
+
+/// fmha.stage_descale (the producer): when enabled, key k of the tile
+/// (k = thread + i x role threads) reads its page's id and that page's
+/// descale for the head, and stores it at stage `slot`, entry k.
+struct StageDescalePattern : LanePattern<StageDescaleOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StageDescaleOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    auto it = lc.descaleRings.find(op.getRing());
+    if (it == lc.descaleRings.end() || !lc.roleThreads)
+      return rw.notifyMatchFailure(op, "no descale ring (LowerTiles) or no roles");
+    const LaneContext::DescaleRing &ring = it->second;
+    TokenIds ids = tokenIds(b, rw, op.getIds());
+    int64_t p = ids.op.getPageSize();
+    Value view = descaleRingView(b, ring);
+    Value ds = lc.readOnly(b, a.getDescale()[0]);
+    Value head = a.getHead()[0];
+    Value base = arith::MulIOp::create(b, laneToI32(b, a.getSlot()[0]),
+                                       laneConstI32(b, ring.keys));
+    Value always = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+    for (int64_t k0 = 0; k0 < ring.keys; k0 += lc.roleThreads) {
+      Value k = arith::AddIOp::create(b, lc.tidV, laneConstI32(b, k0));
+      Value go = a.getEnabled()[0];
+      if (k0 + lc.roleThreads > ring.keys)
+        go = arith::AndIOp::create(
+            b, go,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, k, laneConstI32(b, ring.keys)));
+      auto guard = scf::IfOp::create(b, go, /*withElse=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(guard.thenBlock());
+      Value key = arith::AddIOp::create(b, ids.start, k);
+      Value id = pageIdOfKey(b, lc, ids.pages, p, key, always);
+      Value v = memref::LoadOp::create(b, ds, ValueRange{laneToIndex(b, id), head});
+      memref::StoreOp::create(b, v, view,
+                              ValueRange{laneToIndex(b, arith::AddIOp::create(b, base, k))});
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// fmha.staged_descale (a consumer, after the fill's stage_wait): the column
+/// form of the tile's per-key descales, one shared-memory read a group of
+/// a lane's elements whose keys lie in one page on every lane (tiles of
+/// whole pages), else one an element.
+struct StagedDescalePattern : LanePattern<StagedDescaleOp> {
+  using LanePattern::LanePattern;
+  LogicalResult matchAndRewrite(StagedDescaleOp op, OneToNOpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rw);
+    auto it = lc.descaleRings.find(op.getRing());
+    if (it == lc.descaleRings.end())
+      return rw.notifyMatchFailure(op, "no descale ring (LowerTiles)");
+    const LaneContext::DescaleRing &ring = it->second;
+    const LaneLayout &l = lc.layout;
+    int64_t n = op.getResult().getType().getDimSize(0);
+    int64_t p = op.getPageSize();
+    Value view = descaleRingView(b, ring);
+    Value base = arith::MulIOp::create(b, laneToI32(b, a.getSlot()[0]),
+                                       laneConstI32(b, ring.keys));
+    bool aligned = lc.cfg.getPageRegime() != PageRegime::Unaligned;
+    int64_t elems = (n / l.atomN) * l.accPerLane();
+    auto pagesOf = [&](int64_t elem) {
+      std::vector<int64_t> pages;
+      for (int64_t lane = 0; lane < l.wave; ++lane)
+        pages.push_back(l.columnOf(lane, elem / l.accPerLane(), elem % l.accPerLane()) / p);
+      return pages;
+    };
+    std::map<std::vector<int64_t>, int64_t> groupRep;
+    SmallVector<int64_t> repOf(elems);
+    for (int64_t elem = 0; elem < elems; ++elem)
+      repOf[elem] = aligned ? groupRep.try_emplace(pagesOf(elem), elem).first->second : elem;
+    DenseMap<int64_t, Value> loaded;
+    LaneValues out;
+    for (int64_t j = 0; j < n / l.atomN; ++j) {
+      SmallVector<Value> e;
+      for (int64_t v = 0; v < l.accPerLane(); ++v) {
+        int64_t rep = repOf[j * l.accPerLane() + v];
+        if (!loaded.count(rep)) {
+          Value col = lc.colOf(b, rep / l.accPerLane(), rep % l.accPerLane());
+          loaded[rep] = memref::LoadOp::create(
+              b, view, ValueRange{laneToIndex(b, arith::AddIOp::create(b, base, col))});
+        }
+        e.push_back(loaded[rep]);
+      }
+      out.col.push_back(vector::FromElementsOp::create(
+          b, VectorType::get({l.accPerLane()}, b.getF32Type()), e));
+    }
+    rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
+    return success();
+  }
+};
+
 /// Where the chunks of one K/V tile come from (emitKVTile).
 struct KVTileSource {
   /// The `bytes`-byte chunk (16, or 8 for V^T words of half chunks) at
@@ -1376,6 +1478,7 @@ void mlir::fmha::populateLaneMemoryPatterns(const TypeConverter &tc,
                                             PatternBenefit benefit) {
   patterns.add<LoadRowsPattern, StoreRowsPattern, PageIdsPattern,
                GatherDescalePattern, KVTilePattern<GatherKVOp>,
-               KVTilePattern<StageKVOp>, StagedKVPattern, StageTransposePattern>(tc, patterns.getContext(),
+               KVTilePattern<StageKVOp>, StagedKVPattern, StageTransposePattern,
+               StageDescalePattern, StagedDescalePattern>(tc, patterns.getContext(),
                                                           lc, benefit);
 }

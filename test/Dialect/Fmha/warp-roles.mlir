@@ -200,3 +200,74 @@ func.func @turn_other_index(%h: index, %on: i1) {
   }
   return
 }
+
+// -----
+
+// The staged descales (fmha-warp-specialize stage-descales): a round trip.
+// CHECK-LABEL: func.func @descales
+// CHECK: fmha.stage_descale %{{.*}}[%{{.*}}] head(%{{.*}}) slot(%{{.*}}) if(%{{.*}}) {ring = 3 : i64, stages = 2 : i64} : memref<?x8xf32>, vector<128xi32>
+// CHECK: fmha.staged_descale slot(%{{.*}}) {page_size = 16 : i64, ring = 3 : i64, stages = 2 : i64} : vector<128xf32>
+func.func @descales(%kd: memref<?x8xf32>, %ids: vector<128xi32>, %h: index, %slot: index,
+    %on: i1, %out: memref<128xf32>) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+    fmha.stage_descale %kd[%ids] head(%h) slot(%slot) if(%on) {ring = 3 : i64, stages = 2 : i64}
+        : memref<?x8xf32>, vector<128xi32>
+  } consumer(%c) {
+    %d = fmha.staged_descale slot(%slot) {page_size = 16 : i64, ring = 3 : i64, stages = 2 : i64}
+        : vector<128xf32>
+    vector.store %d, %out[%h] : memref<128xf32>, vector<128xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @staged_descale_no_ring(%slot: index, %out: memref<128xf32>, %h: index) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+  } consumer(%c) {
+    // expected-error @+1 {{ring 5 has no fmha.stage_descale to fill it}}
+    %d = fmha.staged_descale slot(%slot) {page_size = 16 : i64, ring = 5 : i64, stages = 2 : i64}
+        : vector<128xf32>
+    vector.store %d, %out[%h] : memref<128xf32>, vector<128xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @staged_descale_other_stages(%kd: memref<?x8xf32>, %ids: vector<128xi32>, %h: index,
+    %slot: index, %on: i1, %out: memref<128xf32>) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+    fmha.stage_descale %kd[%ids] head(%h) slot(%slot) if(%on) {ring = 3 : i64, stages = 3 : i64}
+        : memref<?x8xf32>, vector<128xi32>
+  } consumer(%c) {
+    // expected-error @+1 {{ring 3 is written by an fmha.stage_descale of other stages or another key count than 2 stages of 128 keys}}
+    %d = fmha.staged_descale slot(%slot) {page_size = 16 : i64, ring = 3 : i64, stages = 2 : i64}
+        : vector<128xf32>
+    vector.store %d, %out[%h] : memref<128xf32>, vector<128xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @stage_descale_rank(%kd: memref<?xf32>, %ids: vector<128xi32>, %h: index,
+    %slot: index, %on: i1) {
+  fmha.warp_roles consumers(2) warps(4) regs(40, 232) producer {
+    // expected-error @+1 {{descale must be a rank-2 f32 memref (page, KV head), got 'memref<?xf32>'}}
+    fmha.stage_descale %kd[%ids] head(%h) slot(%slot) if(%on) {ring = 3 : i64, stages = 2 : i64}
+        : memref<?xf32>, vector<128xi32>
+  } consumer(%c) {
+  }
+  return
+}
+
+// -----
+
+func.func @stage_descale_outside(%kd: memref<?x8xf32>, %ids: vector<128xi32>, %h: index,
+    %slot: index, %on: i1) {
+  // expected-error @+1 {{hands a stage between warp roles: it must be inside an fmha.warp_roles}}
+  fmha.stage_descale %kd[%ids] head(%h) slot(%slot) if(%on) {ring = 3 : i64, stages = 2 : i64}
+      : memref<?x8xf32>, vector<128xi32>
+  return
+}

@@ -70,6 +70,13 @@ struct LaneContext {
     bool viaRegisters = false;
   };
   std::map<int64_t, Ring> rings;
+  /// The rings of fmha.stage_descale (warp roles, stage-descales): `keys`
+  /// f32 a stage, `stages` stages.
+  struct DescaleRing {
+    Value buffer;
+    int64_t stages = 0, keys = 0;
+  };
+  std::map<int64_t, DescaleRing> descaleRings;
   /// The kernel's rings are filled by loads straight into LDS
   /// (TargetInfo::loadToLds): its read-only inputs are read through
   /// TargetInfo::readOnlyInput (readOnly).

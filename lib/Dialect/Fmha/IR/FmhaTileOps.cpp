@@ -354,6 +354,41 @@ static LogicalResult verifyInRoles(Operation *op) {
 }
 
 LogicalResult StageFreeOp::verify() { return verifyInRoles(*this); }
+
+LogicalResult StageDescaleOp::verify() {
+  if (failed(verifyInRoles(*this)))
+    return failure();
+  auto d = cast<MemRefType>(getDescale().getType());
+  if (d.getRank() != 2 || !d.getElementType().isF32())
+    return emitOpError() << "descale must be a rank-2 f32 memref (page, KV head), got " << d;
+  if (static_cast<int64_t>(getStages()) < 1)
+    return emitOpError() << "a ring needs at least 1 stage, got "
+                         << static_cast<int64_t>(getStages());
+  return success();
+}
+
+LogicalResult StagedDescaleOp::verify() {
+  if (failed(verifyInRoles(*this)))
+    return failure();
+  // The ring's writers: fmha.stage_descale ops of the same stages and keys.
+  Operation *scope = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  int64_t n = getResult().getType().getDimSize(0);
+  bool found = false, mismatch = false;
+  scope->walk([&](StageDescaleOp s) {
+    if (s.getRing() != getRing())
+      return;
+    found = true;
+    mismatch |= s.getStages() != getStages() ||
+                cast<VectorType>(s.getIds().getType()).getDimSize(0) != n;
+  });
+  if (!found)
+    return emitOpError() << "ring " << getRing() << " has no fmha.stage_descale to fill it";
+  if (mismatch)
+    return emitOpError() << "ring " << getRing() << " is written by an fmha.stage_descale of "
+                            "other stages or another key count than "
+                         << getStages() << " stages of " << n << " keys";
+  return success();
+}
 LogicalResult StageFilledOp::verify() { return verifyInRoles(*this); }
 LogicalResult StageWaitOp::verify() { return verifyInRoles(*this); }
 LogicalResult StageReleaseOp::verify() { return verifyInRoles(*this); }

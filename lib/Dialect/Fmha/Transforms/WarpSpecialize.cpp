@@ -250,6 +250,81 @@ struct WarpSpecializePass
       vtRing = maxRing + 1;
     consumer(roles, loop, stages, vRing, vtRing);
     producer(roles, stages, vRing, vtRing);
+    if (stageDescales && vtRing)
+      stageTheDescales(roles, loop, stages, *vtRing + 1);
+  }
+
+  /// stage-descales: each per-key fmha.gather_descale of the consumers'
+  /// pipelined loop (per-token ids, of the staged tile) becomes an
+  /// fmha.staged_descale of a descale ring of its own (from `firstRing`),
+  /// after the loop's fmha.stage_wait; the producer writes the ring with an
+  /// fmha.stage_descale after each run of its stage ops (the first tile's
+  /// before the loop, tile t + 1's in it), with that run's ids, head, slot
+  /// and condition.
+  void stageTheDescales(WarpRolesOp roles, scf::ForOp loop, int64_t stages,
+                        int64_t firstRing) {
+    StageWaitOp wait;
+    Value slot;
+    for (Operation &op : loop.getBody()->getOperations())
+      if (auto w = dyn_cast<StageWaitOp>(op)) {
+        wait = w;
+        slot = w.getSlot();
+      }
+    if (!wait)
+      return;
+    SmallVector<GatherDescaleOp> gathers;
+    for (Operation &op : loop.getBody()->getOperations())
+      if (auto g = dyn_cast<GatherDescaleOp>(op);
+          g && isa<VectorType>(g.getIds().getType()) && g.getIds().getDefiningOp<PageIdsOp>())
+        gathers.push_back(g);
+    if (gathers.empty())
+      return;
+    // The producer's runs of stage ops: each run's last fmha.stage_kv with
+    // per-token ids of the gathers' key count.
+    SmallVector<StageKVOp> runEnds;
+    roles.getProducer().walk([&](StageKVOp s) {
+      auto ids = dyn_cast<VectorType>(s.getIds().getType());
+      if (!ids)
+        return;
+      if (!runEnds.empty() && runEnds.back()->getNextNode() == s.getOperation())
+        runEnds.back() = s;
+      else
+        runEnds.push_back(s);
+    });
+    // Tiles of whole pages of at least 8 keys: a lane's keys then fall in a
+    // few pages, one shared-memory read each (StagedDescalePattern).
+    auto grid = roles->getParentOfType<scf::ForallOp>();
+    auto cfg = grid ? dyn_cast_or_null<ConfigAttr>(grid->getAttr(kGridConfigAttr)) : ConfigAttr();
+    if (!cfg || cfg.getPageRegime() != PageRegime::WholePages ||
+        gathers.front().getIds().getDefiningOp<PageIdsOp>().getPageSize() < 8)
+      return;
+    int64_t keys = cast<VectorType>(gathers.front().getIds().getType()).getDimSize(0);
+    if (runEnds.empty() ||
+        llvm::any_of(runEnds, [&](StageKVOp s) {
+          return cast<VectorType>(s.getIds().getType()).getDimSize(0) != keys;
+        }))
+      return;
+    int64_t ring = firstRing;
+    for (GatherDescaleOp g : gathers) {
+      // The descale tensor is the function's (captured by both roles).
+      Value descale = g.getDescale();
+      if (!descale.getParentRegion()->isProperAncestor(&roles.getProducer()))
+        continue;
+      for (StageKVOp s : runEnds) {
+        OpBuilder b(s->getNextNode());
+        StageDescaleOp::create(b, s.getLoc(), descale, s.getIds(), s.getHead(), s.getSlot(),
+                               s.getEnabled(), b.getI64IntegerAttr(ring),
+                               b.getI64IntegerAttr(stages));
+      }
+      OpBuilder b(wait->getNextNode());
+      Value staged = StagedDescaleOp::create(
+          b, g.getLoc(), g.getResult().getType(), slot, b.getI64IntegerAttr(ring),
+          b.getI64IntegerAttr(stages),
+          b.getI64IntegerAttr(g.getIds().getDefiningOp<PageIdsOp>().getPageSize()));
+      g.getResult().replaceAllUsesWith(staged);
+      g.erase();
+      ++ring;
+    }
   }
 
   /// The consumer's stage waits and releases; its stage ops go.

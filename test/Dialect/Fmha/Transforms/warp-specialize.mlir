@@ -116,3 +116,30 @@
 // TV-NOT: fmha.stage_release
 // TV: fmha.tile_mma %{{.*}}, %[[V]], %{{.*}} :
 // TV-NEXT: fmha.stage_release
+
+// stage-descales (with transpose-v), page 16 (tiles of 8 whole pages): the
+// producer writes tile t + 1's per-key vd and kd into rings 4 and 3 beside
+// its stage ops (the first tile's before the loop), with the stage ops'
+// ids, head, slot and condition; the consumers read them after the stage
+// wait, and gather no per-key descale in the pipelined loop.
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/x1024x/x16x/g; s/page_size = 1024/page_size = 16/' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse --fmha-hoist-tile-reads \
+// RUN:   "--fmha-warp-specialize=transpose-v=true stage-descales=true" --canonicalize --cse | FileCheck %s --check-prefix=SD
+// SD: fmha.warp_roles
+// SD: fmha.stage_kv %{{.*}}[%[[IDS0:.*]]] head(%[[G0:[^)]*]]) {{.*}} slot(%c0) if(%[[RUN0:[^)]*]]) {{{.*}}ring = 1
+// SD-NEXT: fmha.stage_descale %[[VD:.*]][%[[IDS0]]] head(%[[G0]]) slot(%c0) if(%[[RUN0]]) {ring = 4 : i64, stages = 2 : i64}
+// SD-NEXT: fmha.stage_descale %[[KD:.*]][%[[IDS0]]] head(%[[G0]]) slot(%c0) if(%[[RUN0]]) {ring = 3 : i64, stages = 2 : i64}
+// SD: scf.for
+// SD: fmha.stage_kv %{{.*}}[%[[IDS:.*]]] head(%[[G:[^)]*]]) {{.*}} slot(%[[SN:[^)]*]]) if(%[[MORE:[^)]*]]) {{{.*}}ring = 1
+// SD-NEXT: fmha.stage_descale %[[VD]][%[[IDS]]] head(%[[G]]) slot(%[[SN]]) if(%[[MORE]]) {ring = 4
+// SD-NEXT: fmha.stage_descale %[[KD]][%[[IDS]]] head(%[[G]]) slot(%[[SN]]) if(%[[MORE]]) {ring = 3
+// SD: consumer(
+// SD: scf.for
+// SD-NOT: fmha.gather_descale {{.*}} vector<128xi32> -> vector<128xf32>
+// SD: fmha.stage_wait slot(%[[S:[^)]*]]) fill(
+// SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 4 : i64, stages = 2 : i64} : vector<128xf32>
+// SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 3 : i64, stages = 2 : i64} : vector<128xf32>
+// SD: fmha.stage_release

@@ -458,6 +458,45 @@ def Fmha_StageTransposeOp : Fmha_Op<"stage_transpose", [MemoryEffects<[MemRead, 
   let hasVerifier = 1;
 }
 
+def Fmha_StageDescaleOp : Fmha_Op<"stage_descale", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "producer: a KV tile's per-key descales written into a ring stage";
+  let description = [{
+    When `enabled`: writes element j of `fmha.gather_descale %descale[%ids]
+    head(%head)` (per-token `ids` of a tile of BlockN keys, every one the
+    sequence's: a full tile) into stage `slot` of descale ring `ring` (BlockN
+    f32 a stage), with the role's threads sharing the keys. The stage's
+    `fmha.stage_filled` (after these writes in program order) makes them
+    the consumers', which read them with `fmha.staged_descale`. Written by
+    fmha-warp-specialize (`stage-descales`), beside the tile's
+    `fmha.stage_kv` ops: the seed's prefetch of page ids and descales, in
+    the producer, a tile ahead of the consumers.
+  }];
+  let arguments = (ins AnyMemRef:$descale, VectorOfRankAndType<[1], [I32]>:$ids,
+                       Index:$head, Index:$slot, I1:$enabled,
+                       I64Attr:$ring, I64Attr:$stages);
+  let assemblyFormat = [{
+    $descale `[` $ids `]` `head` `(` $head `)` `slot` `(` $slot `)` `if` `(` $enabled `)`
+    attr-dict `:` type($descale) `,` type($ids)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_StagedDescaleOp : Fmha_Op<"staged_descale", [MemoryEffects<[MemRead]>]> {
+  let summary = "consumer: the per-key descales a stage of a descale ring holds";
+  let description = [{
+    The value `fmha.gather_descale` gives for the tile whose descales
+    `fmha.stage_descale` wrote into stage `slot` of ring `ring`; after the
+    `fmha.stage_wait` of that fill. `page_size` is the keys' page size:
+    the keys of one page share their descale.
+  }];
+  let arguments = (ins Index:$slot, I64Attr:$ring, I64Attr:$stages, I64Attr:$page_size);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    `slot` `(` $slot `)` attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Fmha_StageFreeOp : Fmha_Op<"stage_free", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "producer: wait until every consumer released a stage's previous fill";
   let description = [{

@@ -495,7 +495,14 @@ def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
            "Registers per consumer thread (0: the target's choice)">,
     Option<"transposeV", "transpose-v", "bool", /*default=*/"false",
            "The producer transposes each V tile into a ring of its own "
-           "(fmha.stage_transpose); else each consumer transposes it">
+           "(fmha.stage_transpose); else each consumer transposes it">,
+    Option<"stageDescales", "stage-descales", "bool", /*default=*/"false",
+           "With transpose-v: the per-key descales of the staged tiles "
+           "(fmha.gather_descale of per-token ids in the pipelined loop) are "
+           "read by the producer a tile ahead into rings of their own "
+           "(fmha.stage_descale), the consumers reading them there "
+           "(fmha.staged_descale) instead of the page table and the "
+           "descale tensors">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
