@@ -40,17 +40,20 @@ bool mlir::fmha::chipUsesFnuz(StringRef chip) {
 
 namespace {
 
+/// `key`: [values...].
+template <typename Ints>
+void intArray(llvm::json::OStream &j, llvm::StringRef key, const Ints &values) {
+  j.attributeArray(key, [&] {
+    for (int64_t x : values)
+      j.value(x);
+  });
+}
+
 std::string writeRequest(const ref::Request &r, llvm::json::OStream &j) {
   j.attributeObject("request", [&] {
     j.attribute("batch", r.batch());
-    j.attributeArray("qo_lens", [&] {
-      for (int64_t x : r.qo_lens)
-        j.value(x);
-    });
-    j.attributeArray("kv_lens", [&] {
-      for (int64_t x : r.kv_lens)
-        j.value(x);
-    });
+    intArray(j, "qo_lens", r.qo_lens);
+    intArray(j, "kv_lens", r.kv_lens);
     j.attribute("num_qo_heads", r.num_qo_heads);
     j.attribute("num_kv_heads", r.num_kv_heads);
     j.attribute("head_dim", r.head_dim);
@@ -141,14 +144,8 @@ void writeCommon(llvm::json::OStream &j, const ref::Request &req,
         j.attribute("align", a.align);
         if (a.kind == "tensormap")
           j.attributeObject("tensormap", [&] {
-            j.attributeArray("dims", [&] {
-              for (int64_t d : a.tmapDims)
-                j.value(d);
-            });
-            j.attributeArray("box", [&] {
-              for (int64_t d : a.tmapBox)
-                j.value(d);
-            });
+            intArray(j, "dims", a.tmapDims);
+            intArray(j, "box", a.tmapBox);
             j.attribute("element_bytes", a.elementBytes);
             j.attribute("swizzle", a.swizzle);
           });

@@ -148,6 +148,15 @@ struct MBarrier {
   int64_t tx = 0;
 };
 
+/// The phase completes once no arrival and no byte of its copies is
+/// pending: the next phase expects the init count again.
+void completePhaseIfDone(MBarrier &m) {
+  if (m.pending || m.tx)
+    return;
+  ++m.phase;
+  m.pending = m.expected;
+}
+
 /// The lane emulator's tensor map (fmha_lane_tensor_map; not CUDA's opaque
 /// CUtensorMap): what cuTensorMapEncodeTiled is given, kept as it is.
 struct TensorMap {
@@ -1188,10 +1197,8 @@ int64_t fmha_lane_mbarrier_arrive(int32_t site, int64_t addr, int32_t count) {
     return 0;
   }
   m->pending -= count;
-  if (count && m->pending == 0 && m->tx == 0) { // the phase completes
-    ++m->phase;
-    m->pending = m->expected;
-  }
+  if (count)
+    completePhaseIfDone(*m);
   return before;
 }
 
@@ -1298,10 +1305,7 @@ void fmha_lane_tma_load(int32_t site, int64_t map, int64_t dst, int64_t mbar,
     return stop("a TMA load of " + std::to_string(bytes) + " bytes on mbarrier " + hex(mbar) +
                 " expecting " + std::to_string(m->tx) + at(site));
   m->tx -= bytes;
-  if (m->tx == 0 && m->pending == 0) {
-    ++m->phase;
-    m->pending = m->expected;
-  }
+  completePhaseIfDone(*m);
 }
 
 void fmha_lane_mbarrier_wait(int32_t site, int64_t addr, int32_t parity) {

@@ -216,6 +216,28 @@ TEST(CAPI, UnknownKeysAndWrongTypesAreRefused) {
                    "data": "spread", "mask": "none"})", msg), 0) << msg;
 }
 
+/// fmha_compile_options of `req` for `chip` in `format`: the return code,
+/// the kernel's text and manifest (empty without a kernel), the diagnostic.
+int compileOptions(const char *req, const char *chip, const char *format,
+                   const char *options, std::string &text, std::string &manifest,
+                   std::string &msg) {
+  fmha_kernel *kernel = nullptr;
+  char *diag = nullptr;
+  int code = fmha_compile_options(req, chip, format, options, &kernel, &diag);
+  msg = diag ? diag : "";
+  text.clear();
+  manifest.clear();
+  if (kernel) {
+    size_t n = 0;
+    const char *b = fmha_kernel_binary(kernel, &n);
+    text.assign(b, n);
+    manifest = fmha_kernel_manifest(kernel);
+  }
+  fmha_kernel_free(kernel);
+  fmha_free(diag);
+  return code;
+}
+
 // "tma" and "stage_descales" through the C interface: an sm_90a kernel at
 // page 16 with tma takes a tensor
 // map a cache (its manifest's "tensormap" arguments, docs/ABI.md) and
@@ -225,21 +247,7 @@ TEST(CAPI, TmaOptionReachesTheKernel) {
   const char *req = R"({"qo_lens": [40], "kv_lens": [300], "page_size": 16})";
   auto compileWith = [&](const char *options, std::string &ptx, std::string &manifest,
                          std::string &msg) {
-    fmha_kernel *kernel = nullptr;
-    char *diag = nullptr;
-    int code = fmha_compile_options(req, "sm_90a", "bin", options, &kernel, &diag);
-    msg = diag ? diag : "";
-    ptx.clear();
-    manifest.clear();
-    if (kernel) {
-      size_t n = 0;
-      const char *b = fmha_kernel_binary(kernel, &n);
-      ptx.assign(b, n);
-      manifest = fmha_kernel_manifest(kernel);
-    }
-    fmha_kernel_free(kernel);
-    fmha_free(diag);
-    return code;
+    return compileOptions(req, "sm_90a", "bin", options, ptx, manifest, msg);
   };
   std::string ptx, manifest, msg;
   ASSERT_EQ(compileWith(R"({"tma": true})", ptx, manifest, msg), 0) << msg;
@@ -269,21 +277,7 @@ TEST(CAPI, LoweringOptionsReachTheKernel) {
                         "q_dtype": "f8E4M3FNUZ", "kv_dtype": "f8E4M3FNUZ"})";
   auto compileWith = [&](const char *options, const char *format, std::string &text,
                          std::string &manifest, std::string &msg) {
-    fmha_kernel *kernel = nullptr;
-    char *diag = nullptr;
-    int code = fmha_compile_options(req, "gfx942", format, options, &kernel, &diag);
-    msg = diag ? diag : "";
-    text.clear();
-    manifest.clear();
-    if (kernel) {
-      size_t n = 0;
-      const char *b = fmha_kernel_binary(kernel, &n);
-      text.assign(b, n);
-      manifest = fmha_kernel_manifest(kernel);
-    }
-    fmha_kernel_free(kernel);
-    fmha_free(diag);
-    return code;
+    return compileOptions(req, "gfx942", format, options, text, manifest, msg);
   };
   std::string isa, manifest, msg;
   ASSERT_EQ(compileWith(nullptr, "isa", isa, manifest, msg), 0) << msg;
