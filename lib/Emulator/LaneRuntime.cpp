@@ -1299,6 +1299,7 @@ void fmha_lane_tma_load(int32_t site, int64_t map, int64_t dst, int64_t mbar,
         std::memset(to, 0, t->elementBytes); // out of the tensor: zeros
     }
   }
+  ++tStats.tmaLoads;
   // Landed at issue (the runtime's copies are synchronous): the bytes
   // count now.
   if (bytes > m->tx)

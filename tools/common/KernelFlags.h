@@ -100,7 +100,7 @@ inline cl::opt<cl::boolOrDefault> optTma(
     "tma",
     cl::desc("sm_90a with --warp-specialize and --producer-transposes-v: the "
              "K/V tiles brought by TMA, one box per run of gcd(page size, "
-             "128) keys, the kernel taking a tensor map per cache "
+             "BlockN) keys, the kernel taking a tensor map per cache "
              "(docs/ABI.md); unset: the chip's choice (docs/REGIMES.md), "
              "=true: wherever a box is a multiple of 8 rows (cp.async "
              "otherwise), =false: cp.async"),

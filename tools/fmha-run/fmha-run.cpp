@@ -289,6 +289,7 @@ int runOnce(ref::Request &req, mlir::fmha::CpuKernel &k, double compileS,
                                   ", \"lanes\": " + std::to_string(laneStats.lanes) +
                                   ", \"mma\": " + std::to_string(laneStats.mmas) +
                                   ", \"barriers\": " + std::to_string(laneStats.barriers) +
+                                  ", \"tma_loads\": " + std::to_string(laneStats.tmaLoads) +
                                   (optLdsBanks
                                        ? ", \"lds_banks\": " + std::to_string(optLdsBanks) +
                                              ", \"lds_reads\": " + std::to_string(laneStats.ldsReads) +

@@ -43,6 +43,7 @@ struct LaneRuntimeStats {
   int64_t outOfBounds = 0; // fmha_lane_out_of_bounds calls
   int64_t namedBarriers = 0; // completed generations of named barriers
   int64_t mbarrierWaits = 0; // mbarrier waits that had to wait (suspended)
+  int64_t tmaLoads = 0; // TMA boxes copied (fmha_lane_tma_load)
   /// With setLdsBankModel: the LDS accesses counted (wave ops), the cycles
   /// the bank model gives them and the fewest their bytes need, reads and
   /// writes apart.

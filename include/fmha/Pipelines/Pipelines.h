@@ -133,7 +133,7 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "tma",
       llvm::cl::desc("sm_90a, with warp-specialize and producer-transposes-v: "
                      "the K/V tiles brought by TMA, one box per run of "
-                     "gcd(page size, 128) keys, the kernel taking a tensor "
+                     "gcd(page size, BlockN) keys, the kernel taking a tensor "
                      "map per cache; unset: the chip's choice (docs/REGIMES.md), "
                      "true: wherever a box is a multiple of 8 rows, false: "
                      "cp.async"),
@@ -211,8 +211,8 @@ void buildFmhaToHostPipeline(OpPassManager &pm,
                              const HostPipelineOptions &options);
 
 /// sm_90a's choice of TMA (LaneKernelOptions::tma unset): kernels whose
-/// boxes have at least this many rows, gcd(page size, 128) (pages 64 and
-/// 128 and up); measured on an H100 against cp.async: page 1024 +3.8 %,
+/// boxes have at least this many rows, gcd(page size, BlockN) (pages 64,
+/// 128, 192, 256, 1024 at BlockN 128, not 160 or 1100); measured on an H100 against cp.async: page 1024 +3.8 %,
 /// page 64 +1.9 %, page 16 -0.7 % (bench/NOTES.md, sixteenth session).
 inline constexpr int64_t kTmaMinBoxRows = 64;
 

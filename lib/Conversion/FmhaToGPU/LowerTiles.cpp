@@ -433,7 +433,8 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     LaneContext::DescaleRing ring;
     ring.stages = s.getStages();
     ring.keys = cast<VectorType>(s.getIds().getType()).getDimSize(0);
-    ring.buffer = workgroupBytes(ring.stages * ring.keys * 4, s.getLoc(), 0);
+    // (Row bytes of no swizzle width: 16-byte alignment.)
+    ring.buffer = workgroupBytes(ring.stages * ring.keys * 4, s.getLoc(), 4);
     lc.descaleRings[s.getRing()] = ring;
   });
   // A KV loop that is not pipelined (fmha-peel-masked-tiles' masked tiles)
@@ -586,10 +587,21 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     // barrier a stage, one arrival (with the bytes it expects) a TMA stage
     // op of a fill.
     llvm::SmallDenseSet<int64_t> tmaRings;
+    int64_t withTma = 0, without = 0;
     kernel.walk([&](StageKVOp st) {
-      if (st->hasAttr("fmha.tma"))
+      if (st->hasAttr("fmha.tma")) {
         tmaRings.insert(st.getRing());
+        ++withTma;
+      } else {
+        ++without;
+      }
     });
+    // The landed barriers stand for a fill's copies: all of them TMA boxes,
+    // or none (fmha.stage_transpose then waits for cp.async groups).
+    if (withTma && without)
+      return roles.emitOpError("convert-fmha-to-gpu: fmha.tma on ")
+             << withTma << " fmha.stage_kv ops and not on " << without
+             << ": a kernel's stages are copied by TMA all or none";
     lc.tma = !tmaRings.empty();
     auto t = MemRefType::get(
         {(lc.tma ? 3 : 2) * stages}, IntegerType::get(kernel.getContext(), 64), AffineMap(),

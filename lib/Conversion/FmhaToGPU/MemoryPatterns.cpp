@@ -1083,11 +1083,21 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
       return op.emitOpError("fmha.tma names no tensor-map argument of the kernel "
                             "(fmha-outline-kernel tma gives it one)");
     Value map = kernel.getArgument(argNo);
-    int64_t rows = tma.getAs<IntegerAttr>("box_rows").getInt();
-    int64_t cols = tma.getAs<IntegerAttr>("box_cols").getInt();
+    auto rowsAttr = tma.getAs<IntegerAttr>("box_rows");
+    auto colsAttr = tma.getAs<IntegerAttr>("box_cols");
+    if (!rowsAttr || !colsAttr)
+      return op.emitOpError("fmha.tma needs integer box_rows and box_cols");
+    int64_t rows = rowsAttr.getInt(), cols = colsAttr.getInt();
     auto cacheT = cast<MemRefType>(op.getCache().getType());
     int64_t eb = cacheT.getElementTypeBitWidth() / 8;
     int64_t w = cols * eb, rowBytes = cacheT.getDimSize(3) * eb;
+    // The boxes tile the stage exactly, in the swizzled rows the warpgroup
+    // MMA reads (the map's swizzle is the layout's).
+    if (rows < 8 || rows % 8 || bn % rows || w <= 0 || rowBytes % w ||
+        w != lc.ti.ldsSwizzleBytes(f.ldsCols) || f.bankSwizzle || f.transposedInLds())
+      return op.emitOpError("fmha.tma box of ")
+             << rows << " rows x " << w << " bytes does not tile the stage's "
+             << bn << " swizzled rows of " << rowBytes << " bytes";
     bool nhd = op.getKvLayout() == KVLayout::NHD;
     int64_t pageSize = cacheT.getDimSize(nhd ? 1 : 2);
     Value start = laneToI32(b, a.getTileStart()[0]);

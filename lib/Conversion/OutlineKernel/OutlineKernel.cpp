@@ -359,8 +359,8 @@ constexpr const char *kTmaAttr = "fmha.tma";
 /// stride 1; rows of a swizzle width's multiple (TargetInfo::ldsSwizzleBytes,
 /// the layout the tiles have and TMA writes); gcd(page size, tile rows) a
 /// multiple of 8 (a box of that many rows never crosses a page and keeps
-/// the 8-row swizzle phase) and at least `minBoxRows`; static strides (the kernel's map is encoded
-/// from the launcher's tensor, the box from these).
+/// the 8-row swizzle phase) and at least `minBoxRows` (the map itself is
+/// encoded from the launcher's tensor: its strides may be dynamic).
 bool planTma(scf::ForallOp grid, const TargetInfo &ti, int64_t minBoxRows) {
   bool transposes = false;
   SmallVector<StageKVOp> stages;
@@ -412,7 +412,8 @@ bool planTma(scf::ForallOp grid, const TargetInfo &ti, int64_t minBoxRows) {
 /// kernel and its record, `arg` set on the ops; the launch passes a null
 /// pointer (the host function only runs in the lane emulator, which builds
 /// its own map from the record: fmha-lanes-to-host).
-void addTensorMaps(RewriterBase &rw, gpu::GPUFuncOp kernel, gpu::LaunchFuncOp launch) {
+void addTensorMaps(RewriterBase &rw, gpu::GPUFuncOp kernel,
+                   ArrayRef<gpu::LaunchFuncOp> launches) {
   std::map<int64_t, SmallVector<StageKVOp>> byOperand;
   kernel.walk([&](StageKVOp s) {
     if (auto t = s->getAttrOfType<DictionaryAttr>(kTmaAttr))
@@ -424,9 +425,7 @@ void addTensorMaps(RewriterBase &rw, gpu::GPUFuncOp kernel, gpu::LaunchFuncOp la
   FailureOr<SmallVector<KernelAbiArg>> record = readKernelAbi(kernel);
   assert(succeeded(record) && "outlineGrid wrote the record");
   auto ptrT = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Value> extra;
-  OpBuilder::InsertionGuard g(rw);
-  rw.setInsertionPoint(launch);
+  int64_t maps = 0;
   for (auto &[operand, ops] : byOperand) {
     StageKVOp s = ops.front();
     auto mt = cast<MemRefType>(s.getCache().getType());
@@ -459,12 +458,17 @@ void addTensorMaps(RewriterBase &rw, gpu::GPUFuncOp kernel, gpu::LaunchFuncOp la
       attrs.set("arg", rw.getI64IntegerAttr(at));
       op->setAttr(kTmaAttr, attrs.getDictionary(ctx));
     }
-    extra.push_back(LLVM::ZeroOp::create(rw, launch.getLoc(), ptrT));
+    ++maps;
   }
   kernel->setAttr(kKernelAbiAttr, kernelAbiAttr(ctx, *record));
-  SmallVector<Value> operands(launch.getKernelOperands());
-  operands.append(extra);
-  rw.modifyOpInPlace(launch, [&] { launch.getKernelOperandsMutable().assign(operands); });
+  OpBuilder::InsertionGuard g(rw);
+  for (gpu::LaunchFuncOp launch : launches) {
+    rw.setInsertionPoint(launch);
+    SmallVector<Value> operands(launch.getKernelOperands());
+    for (int64_t i = 0; i < maps; ++i)
+      operands.push_back(LLVM::ZeroOp::create(rw, launch.getLoc(), ptrT));
+    rw.modifyOpInPlace(launch, [&] { launch.getKernelOperandsMutable().assign(operands); });
+  }
 }
 
 struct OutlineKernelPass
@@ -541,11 +545,14 @@ struct OutlineKernelPass
           outlineGrid(rw, grid, kernels, name, threads);
       if (failed(kernel))
         return signalPassFailure();
-      if (tma)
+      if (tma) {
+        SmallVector<gpu::LaunchFuncOp> launches;
         module.walk([&](gpu::LaunchFuncOp l) {
           if (l.getKernelName() == kernel->getName())
-            addTensorMaps(rw, *kernel, l);
+            launches.push_back(l);
         });
+        addTensorMaps(rw, *kernel, launches);
+      }
       (*kernel)->setAttr(kGridConfigAttr, cfg); // tile sizes for launchers
       if (headsPerWorkgroup > 1)
         (*kernel)->setAttr(kHeadsPerWorkgroupAttr,

@@ -12,7 +12,9 @@ passes only when fmha-run reports it: exit 3 with "lane emulator:
 out-of-bounds memory access" (the kernel is built with check-bounds). A
 case named by --refused NAME:TEXT passes only when fmha-run refuses it
 (exit 2, TEXT in the error): a rule the --extra flags break. Nothing is
-skipped. The last line, "N passed, 0 failed", is what the lit test checks.
+skipped. The line "N passed, 0 failed" is what the lit test checks; a
+matrix whose kernels copy by TMA (sm_90a --tma) ends with "K cases copied
+by TMA" (the emulator's count of boxes, `tma_loads`).
 """
 import argparse
 import json
@@ -40,7 +42,7 @@ def main():
                          "as passed, and as failed if it runs")
     args = ap.parse_args()
     refused = dict(r.split(":", 1) for r in args.refused)
-    rows, failed = [], 0
+    rows, failed, with_tma = [], 0, 0
     todo = cases.all_cases([args.chip])
     for chip, name, flags, regime in todo:
         cmd = [args.fmha_run, "--target", chip] + flags + args.extra.split() + ["--json"]
@@ -76,14 +78,18 @@ def main():
         if r:
             emu = r.get("emulation", {}).get("rel_fro_err", float("nan"))
             route = r.get("lanes", {}).get("vd_route", "?")
+            tma = r.get("lanes", {}).get("tma_loads", 0)
+            with_tma += tma > 0
             rows.append(f"{'PASS' if ok else 'FAIL'} {name:55s} max_abs={r['max_abs_err']:.4f} "
-                        f"emu_rel_fro={emu:.2e} route={route} {dt:.1f}s")
+                        f"emu_rel_fro={emu:.2e} route={route}{f' tma={tma}' if tma else ''} {dt:.1f}s")
         else:
             rows.append(f"FAIL {name:55s} rc={p.returncode} {p.stderr.strip()[-300:]}")
     print(f"lane matrix {args.chip}: {len(todo)} cases")
     for row in rows:
         print(row)
     print(f"{len(todo) - failed} passed, {failed} failed")
+    if with_tma:
+        print(f"{with_tma} cases copied by TMA")
     return 1 if failed else 0
 
 

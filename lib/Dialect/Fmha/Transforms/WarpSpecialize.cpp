@@ -272,10 +272,30 @@ struct WarpSpecializePass
       }
     if (!wait)
       return;
+    // The gathers of the staged tile's descales: per-token ids of the tile
+    // from t x BlockN (the one fmha.staged_kv reads), every use after the
+    // wait (where the staged read goes).
+    auto ofThisTile = [&](GatherDescaleOp g) {
+      auto ids = g.getIds().getDefiningOp<PageIdsOp>();
+      auto ids_t = dyn_cast<VectorType>(g.getIds().getType());
+      if (!ids || !ids_t)
+        return false;
+      auto mul = ids.getTileStart().getDefiningOp<arith::MulIOp>();
+      if (!mul)
+        return false;
+      for (int side = 0; side < 2; ++side)
+        if (mul->getOperand(side) == loop.getInductionVar() &&
+            getConstantIntValue(mul->getOperand(1 - side)) == ids_t.getDimSize(0))
+          return llvm::all_of(g->getUsers(), [&](Operation *u) {
+            while (u->getBlock() != loop.getBody())
+              u = u->getParentOp();
+            return wait->isBeforeInBlock(u);
+          });
+      return false;
+    };
     SmallVector<GatherDescaleOp> gathers;
     for (Operation &op : loop.getBody()->getOperations())
-      if (auto g = dyn_cast<GatherDescaleOp>(op);
-          g && isa<VectorType>(g.getIds().getType()) && g.getIds().getDefiningOp<PageIdsOp>())
+      if (auto g = dyn_cast<GatherDescaleOp>(op); g && ofThisTile(g))
         gathers.push_back(g);
     if (gathers.empty())
       return;
