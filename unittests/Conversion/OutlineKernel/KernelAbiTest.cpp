@@ -2,6 +2,7 @@
 #include "fmha/Conversion/OutlineKernel/KernelAbi.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -19,7 +20,7 @@ struct KernelAbiTest : ::testing::Test {
   std::string diag;
   std::unique_ptr<ScopedDiagnosticHandler> handler;
   KernelAbiTest() {
-    ctx.loadDialect<gpu::GPUDialect>();
+    ctx.loadDialect<gpu::GPUDialect, LLVM::LLVMDialect>();
     ctx.allowUnregisteredDialects();
     handler = std::make_unique<ScopedDiagnosticHandler>(
         &ctx, [this](Diagnostic &d) {
@@ -72,6 +73,33 @@ TEST_F(KernelAbiTest, RoundTripAndNames) {
   EXPECT_FALSE(host.contains("dim"));
 }
 
+// A tensor map's entry (sm_90a TMA) reads back with its description.
+TEST_F(KernelAbiTest, TensorMapRoundTrip) {
+  KernelAbiArg a{1, "k_cache", AbiPart::TensorMap, -1};
+  a.tmapDims = {3, 1, 2, 0};
+  a.tmapBox = {128, 16, 1, 1};
+  a.shape = {-1, 16, 8, 128};
+  a.strides = {16384, 1024, 128, 1};
+  a.swizzle = 128;
+  a.elementBytes = 1;
+  auto m = kernel("%a: !llvm.ptr", "[]");
+  ASSERT_TRUE(m);
+  gpu::GPUFuncOp k = first(*m);
+  k->setAttr(kKernelAbiAttr, kernelAbiAttr(&ctx, {a}));
+  FailureOr<SmallVector<KernelAbiArg>> back = readKernelAbi(k);
+  ASSERT_TRUE(succeeded(back)) << diag;
+  ASSERT_EQ(back->size(), 1u);
+  const KernelAbiArg &b = (*back)[0];
+  EXPECT_EQ(b.part, AbiPart::TensorMap);
+  EXPECT_EQ(b.flatName(), "k_cache_tmap");
+  EXPECT_EQ(b.tmapDims, a.tmapDims);
+  EXPECT_EQ(b.tmapBox, a.tmapBox);
+  EXPECT_EQ(b.shape, a.shape);
+  EXPECT_EQ(b.strides, a.strides);
+  EXPECT_EQ(b.swizzle, 128);
+  EXPECT_EQ(b.elementBytes, 1);
+}
+
 TEST_F(KernelAbiTest, RefusesMissingOrMalformed) {
   struct Case {
     const char *args, *abi, *error;
@@ -86,7 +114,19 @@ TEST_F(KernelAbiTest, RefusesMissingOrMalformed) {
        "fmha.abi entry 0: needs a string 'name' and 'part'"},
       {"%a: i64", "[{name = \"n\", part = \"stride0\"}]",
        "fmha.abi entry 0: part 'stride0' is none of pointer, size, offset, "
-       "stride, value"},
+       "stride, value, tensormap"},
+      // A tensor map needs its operand and the map's description.
+      {"%a: !llvm.ptr", "[{name = \"k_cache\", operand = 1 : i64, part = \"tensormap\"}]",
+       "fmha.abi entry 0: a tensormap needs an 'operand' and integer arrays 'dims' "
+       "and 'box' of one length, 'shape' and 'strides' of one length, and "
+       "integers 'swizzle' and 'element_bytes'"},
+      {"%a: !llvm.ptr",
+       "[{box = [128, 16], dims = [3, 1, 2, 0], element_bytes = 1 : i64, "
+       "name = \"k_cache\", operand = 1 : i64, part = \"tensormap\", "
+       "shape = [-1, 16, 8, 128], strides = [16384, 1024, 128, 1], swizzle = 128 : i64}]",
+       "fmha.abi entry 0: a tensormap needs an 'operand' and integer arrays 'dims' "
+       "and 'box' of one length, 'shape' and 'strides' of one length, and "
+       "integers 'swizzle' and 'element_bytes'"},
       {"%a: i64", "[{name = \"n\", part = \"size\"}]",
        "fmha.abi entry 0: 'dim' (a non-negative integer) is given exactly for "
        "a size or stride"},
