@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/FmhaToGPU.h"
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
+#include "fmha/Conversion/OutlineKernel/OutlineKernel.h"
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
@@ -589,7 +590,7 @@ LogicalResult mlir::fmha::lowerKernelTiles(gpu::GPUFuncOp kernel,
     llvm::SmallDenseSet<int64_t> tmaRings;
     int64_t withTma = 0, without = 0;
     kernel.walk([&](StageKVOp st) {
-      if (st->hasAttr("fmha.tma")) {
+      if (st->hasAttr(kTmaAttr)) {
         tmaRings.insert(st.getRing());
         ++withTma;
       } else {

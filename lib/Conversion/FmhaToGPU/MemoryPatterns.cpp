@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
+#include "fmha/Conversion/OutlineKernel/OutlineKernel.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1157,7 +1158,7 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     }
     int64_t bn = t.getDimSize(0);
     if constexpr (kStage)
-      if (auto tma = op->template getAttrOfType<DictionaryAttr>("fmha.tma"))
+      if (auto tma = op->template getAttrOfType<DictionaryAttr>(kTmaAttr))
         return tmaStage(op, a, rw, b, f, bn, lds, tma);
     // Loads into LDS: the stage's views and page-id reads too only when it
     // is enabled (the prologue of a loop that runs no tile has page id -1,

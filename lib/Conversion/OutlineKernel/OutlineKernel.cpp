@@ -345,12 +345,6 @@ void mlir::fmha::flattenLaunchOperands(RewriterBase &rw,
 
 namespace {
 
-/// fmha.stage_kv's attribute when its copies go by TMA: `arg` (set once
-/// the kernel exists: the kernel argument of its cache's tensor map),
-/// `operand` (the cache's function argument), `box_rows` and `box_cols`
-/// (elements: one box is box_rows rows of one column group).
-constexpr const char *kTmaAttr = "fmha.tma";
-
 /// sm_90a with `tma`: whether every fmha.stage_kv of `grid` can copy by TMA,
 /// and if so each marked with kTmaAttr (without `arg`). The rules: the
 /// producer of warp roles whose V tiles fmha.stage_transpose rewrites (its

@@ -14,6 +14,13 @@ namespace fmha {
 /// Name of the gpu.module the kernels are outlined into.
 inline constexpr const char *kKernelModuleName = "fmha_kernels";
 
+/// fmha.stage_kv's attribute when fmha-outline-kernel `tma` plans its copies
+/// as TMA boxes: a dictionary of `arg` (the kernel argument holding its
+/// cache's tensor map), `operand` (the cache's function argument),
+/// `box_rows` and `box_cols` (elements: a box is box_rows rows of one
+/// column group). convert-fmha-to-gpu lowers the op by it.
+inline constexpr const char *kTmaAttr = "fmha.tma";
+
 /// Outlines one grid that fmha-tile wrote (`scf.forall` with fmha.config) as
 /// a `gpu.func` kernel of `threads` threads in `kernels` (named `kernelName`,
 /// made unique there), and replaces the grid with a `gpu.launch_func`.

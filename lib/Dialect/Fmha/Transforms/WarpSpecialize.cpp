@@ -277,15 +277,15 @@ struct WarpSpecializePass
     // wait (where the staged read goes).
     auto ofThisTile = [&](GatherDescaleOp g) {
       auto ids = g.getIds().getDefiningOp<PageIdsOp>();
-      auto ids_t = dyn_cast<VectorType>(g.getIds().getType());
-      if (!ids || !ids_t)
+      auto idsT = dyn_cast<VectorType>(g.getIds().getType());
+      if (!ids || !idsT)
         return false;
       auto mul = ids.getTileStart().getDefiningOp<arith::MulIOp>();
       if (!mul)
         return false;
       for (int side = 0; side < 2; ++side)
         if (mul->getOperand(side) == loop.getInductionVar() &&
-            getConstantIntValue(mul->getOperand(1 - side)) == ids_t.getDimSize(0))
+            getConstantIntValue(mul->getOperand(1 - side)) == idsT.getDimSize(0))
           return llvm::all_of(g->getUsers(), [&](Operation *u) {
             while (u->getBlock() != loop.getBody())
               u = u->getParentOp();

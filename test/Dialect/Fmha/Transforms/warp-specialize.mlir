@@ -143,3 +143,16 @@
 // SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 4 : i64, stages = 2 : i64} : vector<128xf32>
 // SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 3 : i64, stages = 2 : i64} : vector<128xf32>
 // SD: fmha.stage_release
+
+// stage-descales at page 1024 (one descale a tile, uniform ids): nothing
+// to stage, the pass leaves the descales alone.
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse --fmha-hoist-tile-reads \
+// RUN:   "--fmha-warp-specialize=transpose-v=true stage-descales=true" --canonicalize --cse | FileCheck %s --check-prefix=SD1024
+// SD1024: fmha.warp_roles
+// SD1024-NOT: fmha.stage_descale
+// SD1024-NOT: fmha.staged_descale
+// SD1024: fmha.gather_descale
