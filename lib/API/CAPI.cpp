@@ -257,8 +257,7 @@ template <typename Options> std::string readOptions(const char *text, Options &o
                             {"pipeline", &o.pipeline},
                             {"warp_specialize", &o.warpSpecialize},
                             {"transpose_v", &o.transposeV},
-                            {"ping_pong", &o.pingPong},
-                            {"stage_descales", &o.stageDescales}})
+                            {"ping_pong", &o.pingPong}})
     if (std::string e = flag(key, *field); !e.empty())
       return e;
   for (auto [key, field] : {std::pair<const char *, int64_t *>{"kv_stages", &o.kvStages},
@@ -270,6 +269,7 @@ template <typename Options> std::string readOptions(const char *text, Options &o
   for (auto [key, field] :
        {std::pair<const char *, std::optional<bool> *>{"lds_loads", &o.ldsLoads},
         {"lds_swizzle", &o.ldsSwizzle},
+        {"stage_descales", &o.stageDescales},
         {"tma", &o.tma}})
     if (const llvm::json::Value *x = obj->get(key)) {
       if (x->getAsNull())

@@ -95,7 +95,8 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   o.warpSpecialize = options.warpSpecialize;
   o.transposeV = options.transposeV;
   o.pingPong = options.pingPong;
-  o.stageDescales = options.stageDescales;
+  if (options.stageDescales != llvm::cl::BOU_UNSET)
+    o.stageDescales = options.stageDescales == llvm::cl::BOU_TRUE;
   o.vdRoute = options.vdRoute;
   o.kvUnroll = options.kvUnroll;
   if (options.ldsLoads != llvm::cl::BOU_UNSET)
@@ -238,7 +239,10 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
     if (options.warpSpecialize && info->warpgroupMma) {
       FmhaWarpSpecializeOptions ws;
       ws.transposeV = options.transposeV;
-      ws.stageDescales = options.stageDescales;
+      // Staged descales: when asked, at every page size the pass takes;
+      // the chip's choice, at pages of at most kStageDescalesMaxPage.
+      ws.stageDescales = options.stageDescales.value_or(true);
+      ws.stageDescalesMaxPage = options.stageDescales ? 0 : kStageDescalesMaxPage;
       // A transposing producer holds a V chunk's words: 40 registers, the
       // consumers 232 (the split timed on an H100, bench/NOTES.md
       // 2026-12-06; 24 spilled in the producer); else 24 / 240.
@@ -292,10 +296,12 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   outline.chip = chip.str();
   // sm_90a: the producer's K/V copies by TMA where the pages allow
   // (fmha-outline-kernel gives the kernel its tensor maps): when asked,
-  // wherever a box is a multiple of 8 rows; the chip's choice: off
-  // (docs/REGIMES.md).
-  outline.tma = info && info->warpgroupMma && options.tma.value_or(false);
+  // wherever a box is a multiple of 8 rows; the chip's choice: boxes of
+  // kTmaMinBoxRows rows or more, any where the producer stages the
+  // descales (docs/REGIMES.md decision 15).
+  outline.tma = info && info->warpgroupMma && options.tma.value_or(true);
   outline.tmaMinBoxRows = options.tma ? 8 : kTmaMinBoxRows;
+  outline.tmaStagedMinBoxRows = options.tma ? 8 : kTmaStagedMinBoxRows;
   pm.addPass(createOutlineKernel(outline));
   ConvertFmhaToGPUOptions gpu;
   gpu.chip = chip.str();

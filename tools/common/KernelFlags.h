@@ -89,13 +89,14 @@ inline cl::opt<cl::boolOrDefault> optLdsSwizzle(
              "convert-fmha-to-gpu lds-bank-swizzle); unset: the chip's "
              "choice, =true or =false; an NVIDIA chip ignores it"),
     cl::init(cl::BOU_UNSET), cl::cat(kToolCategory));
-inline cl::opt<bool> optStageDescales(
+inline cl::opt<cl::boolOrDefault> optStageDescales(
     "stage-descales",
     cl::desc("sm_90a with --warp-specialize and --producer-transposes-v: the "
              "per-key descales of tiles of whole pages (8 keys or more) read "
              "by the producer a tile ahead into shared memory, the consumers "
-             "reading them there (off by default)"),
-    cl::init(false), cl::cat(kToolCategory));
+             "reading them there; unset: the chip's choice (pages of at most "
+             "16 keys, docs/REGIMES.md), =true: every such page, =false: off"),
+    cl::init(cl::BOU_UNSET), cl::cat(kToolCategory));
 inline cl::opt<cl::boolOrDefault> optTma(
     "tma",
     cl::desc("sm_90a with --warp-specialize and --producer-transposes-v: the "
@@ -136,7 +137,8 @@ template <typename Options> void applyKernelFlags(Options &o) {
     o.ldsSwizzle = optLdsSwizzle == cl::BOU_TRUE;
   o.vdRoute = optVdRoute;
   o.warps = optWarps;
-  o.stageDescales = optStageDescales;
+  if (optStageDescales != cl::BOU_UNSET)
+    o.stageDescales = optStageDescales == cl::BOU_TRUE;
   if (optTma != cl::BOU_UNSET)
     o.tma = optTma == cl::BOU_TRUE;
 }

@@ -239,10 +239,12 @@ int compileOptions(const char *req, const char *chip, const char *format,
 }
 
 // "tma" and "stage_descales" through the C interface: an sm_90a kernel at
-// page 16 with tma takes a tensor
-// map a cache (its manifest's "tensormap" arguments, docs/ABI.md) and
-// copies by cp.async.bulk.tensor; without it, neither; a wrong type is
-// refused by name.
+// page 16 with tma takes a tensor map a cache (its manifest's "tensormap"
+// arguments, docs/ABI.md) and copies by cp.async.bulk.tensor; with both
+// false, neither, and no descale from shared memory; with neither given
+// (null or left out), the chip's choice at page 16 (kv_blockscale): the
+// descales staged and the copies by TMA; stage_descales true with tma
+// false stages them over cp.async; a wrong type is refused by name.
 TEST(CAPI, TmaOptionReachesTheKernel) {
   const char *req = R"({"qo_lens": [40], "kv_lens": [300], "page_size": 16})";
   auto compileWith = [&](const char *options, std::string &ptx, std::string &manifest,
@@ -250,18 +252,32 @@ TEST(CAPI, TmaOptionReachesTheKernel) {
     return compileOptions(req, "sm_90a", "bin", options, ptx, manifest, msg);
   };
   std::string ptx, manifest, msg;
-  ASSERT_EQ(compileWith(R"({"tma": true})", ptx, manifest, msg), 0) << msg;
+  ASSERT_EQ(compileWith(R"({"tma": true, "stage_descales": false})", ptx, manifest, msg), 0)
+      << msg;
   EXPECT_NE(manifest.find("\"name\": \"k_cache_tmap\""), std::string::npos) << manifest;
   EXPECT_NE(manifest.find("\"kind\": \"tensormap\""), std::string::npos) << manifest;
   EXPECT_NE(ptx.find("cp.async.bulk.tensor.4d"), std::string::npos);
-  ASSERT_EQ(compileWith(nullptr, ptx, manifest, msg), 0) << msg;
-  EXPECT_EQ(manifest.find("tensormap"), std::string::npos) << "off by default";
+  EXPECT_EQ(ptx.find("ld.shared.b32"), std::string::npos);
+  ASSERT_EQ(compileWith(R"({"tma": false, "stage_descales": false})", ptx, manifest, msg), 0)
+      << msg;
+  EXPECT_EQ(manifest.find("tensormap"), std::string::npos);
   EXPECT_EQ(ptx.find("cp.async.bulk.tensor"), std::string::npos);
-  // stage_descales: the consumers read their descales from shared memory.
-  ASSERT_EQ(compileWith(R"({"stage_descales": true})", ptx, manifest, msg), 0) << msg;
+  EXPECT_EQ(ptx.find("ld.shared.b32"), std::string::npos);
+  for (const char *chips : {(const char *)nullptr, R"({"tma": null, "stage_descales": null})"}) {
+    ASSERT_EQ(compileWith(chips, ptx, manifest, msg), 0) << msg;
+    EXPECT_NE(manifest.find("\"kind\": \"tensormap\""), std::string::npos) << manifest;
+    EXPECT_NE(ptx.find("cp.async.bulk.tensor.4d"), std::string::npos);
+    EXPECT_NE(ptx.find("ld.shared.b32"), std::string::npos);
+  }
+  // stage_descales over cp.async: the consumers read their descales from
+  // shared memory.
+  ASSERT_EQ(compileWith(R"({"stage_descales": true, "tma": false})", ptx, manifest, msg), 0)
+      << msg;
   EXPECT_NE(ptx.find("ld.shared.b32"), std::string::npos);
-  EXPECT_EQ(compileWith(R"({"stage_descales": null})", ptx, manifest, msg), 2);
-  EXPECT_NE(msg.find("\"stage_descales\" must be true or false"), std::string::npos) << msg;
+  EXPECT_EQ(ptx.find("cp.async.bulk.tensor"), std::string::npos);
+  EXPECT_EQ(compileWith(R"({"stage_descales": 1})", ptx, manifest, msg), 2);
+  EXPECT_NE(msg.find("\"stage_descales\" must be true, false or null"), std::string::npos)
+      << msg;
   EXPECT_EQ(compileWith(R"({"tma": 1})", ptx, manifest, msg), 2);
   EXPECT_NE(msg.find("\"tma\" must be true, false or null"), std::string::npos) << msg;
 }

@@ -62,7 +62,7 @@ struct Target {
   bool transposeV = true; ///< sm_90a warp roles: the producer transposes V
   bool pingPong = false;  ///< sm_90a warp roles: the consumers take turns at S
   /// sm_90a warp roles: per-key descales staged by the producer.
-  bool stageDescales = false;
+  std::optional<bool> stageDescales;
   int64_t kvStages = 2;   ///< NVIDIA with pipeline: stages of each K/V ring
   int64_t kvUnroll = -1;  ///< AMDGPU: the full tiles' loop unrolled (-1: auto)
   /// AMDGPU: K (and V on gfx950) by loads straight into LDS; unset: the

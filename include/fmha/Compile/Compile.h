@@ -74,7 +74,7 @@ struct CompileOptions {
   std::optional<bool> tma;
   /// sm_90a with warpSpecialize and transposeV: per-key descales staged by
   /// the producer in shared memory (tiles of whole pages of 8 keys or more).
-  bool stageDescales = false;
+  std::optional<bool> stageDescales;
   /// The V-descale route to state (scalar, page_groups, scaled_p, exp2_bias);
   /// "" or "auto": fmha-select-config chooses. A route the request cannot take
   /// is a bad-input error naming the rule (docs/REGIMES.md).

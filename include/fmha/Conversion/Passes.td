@@ -113,7 +113,10 @@ def OutlineKernel : Pass<"fmha-outline-kernel", "::mlir::ModuleOp"> {
            "tensor map per cache">,
     Option<"tmaMinBoxRows", "tma-min-box-rows", "int64_t", /*default=*/"8",
            "with tma: the fewest rows a box (gcd(page size, tile rows)) may "
-           "have for the kernel to take TMA (at least 8, the swizzle atom)">
+           "have for the kernel to take TMA (at least 8, the swizzle atom)">,
+    Option<"tmaStagedMinBoxRows", "tma-staged-min-box-rows", "int64_t", /*default=*/"8",
+           "with tma: the same where the producer also stages the descales "
+           "(fmha.stage_descale)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",

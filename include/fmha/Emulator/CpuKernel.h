@@ -56,7 +56,7 @@ struct CpuKernelOptions {
   /// AMDGPU: K and V staged chunk-major in LDS; unset: the chip's choice.
   std::optional<bool> ldsSwizzle;
   std::optional<bool> tma; ///< sm_90a: K/V by TMA (unset: the chip's choice)
-  bool stageDescales = false; ///< sm_90a: descales staged by the producer
+  std::optional<bool> stageDescales; ///< sm_90a: descales staged by the producer (unset: the chip's choice)
   int64_t warps = 0;       ///< AMDGPU: a workgroup's waves (0: the chip's)
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;

@@ -90,14 +90,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("with warp-specialize: the producer transposes each V "
                      "tile (on by default; false: each consumer does)"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> stageDescales{
+  PassOptions::Option<llvm::cl::boolOrDefault> stageDescales{
       *this, "stage-descales",
       llvm::cl::desc("with warp-specialize and producer-transposes-v: the "
                      "per-key descales of tiles of whole pages of 8 keys or "
                      "more read by the producer a tile ahead into shared "
-                     "memory (fmha-warp-specialize stage-descales; off by "
-                     "default)"),
-      llvm::cl::init(false)};
+                     "memory (fmha-warp-specialize stage-descales); unset: "
+                     "the chip's choice (docs/REGIMES.md), true: every such "
+                     "page size, false: off"),
+      llvm::cl::init(llvm::cl::BOU_UNSET)};
   PassOptions::Option<bool> pingPong{
       *this, "ping-pong",
       llvm::cl::desc("with warp-specialize: run fmha-ping-pong (the consumers "
@@ -216,6 +217,15 @@ void buildFmhaToHostPipeline(OpPassManager &pm,
 /// page 64 +1.9 %, page 16 -0.7 % (bench/NOTES.md, sixteenth session).
 inline constexpr int64_t kTmaMinBoxRows = 64;
 
+/// sm_90a's choice of staged descales (LaneKernelOptions::stageDescales
+/// unset): pages of at most this many keys (8 and 16: 8 or more page
+/// groups a tile), where the producer also copies by TMA whatever the box
+/// (kTmaStagedMinBoxRows); measured on an H100, TMA and staged descales
+/// against TMA alone: page 16 +3.7 %, page 64 -0.2 % (bench/NOTES.md,
+/// sixteenth session).
+inline constexpr int64_t kStageDescalesMaxPage = 16;
+inline constexpr int64_t kTmaStagedMinBoxRows = 8;
+
 /// The options of the GPU front half beyond the chip.
 struct LaneKernelOptions {
   bool folds = true;
@@ -236,8 +246,9 @@ struct LaneKernelOptions {
   /// With warpSpecialize: fmha-ping-pong (the consumers take turns at S).
   bool pingPong = false;
   /// With warpSpecialize and transposeV: the per-key descales staged by
-  /// the producer (fmha-warp-specialize stage-descales).
-  bool stageDescales = false;
+  /// the producer (fmha-warp-specialize stage-descales); unset: the chip's
+  /// choice (sm_90a: pages of at most kStageDescalesMaxPage keys).
+  std::optional<bool> stageDescales;
   /// With `pipeline`: stages of each K/V ring (fmha-pipeline-kv-stages).
   int64_t kvStages = 2;
   /// AMDGPU: fmha-unroll-kv-loop's factor (-1: its auto rule, 2 for a loop

@@ -353,18 +353,24 @@ namespace {
 /// stride 1; rows of a swizzle width's multiple (TargetInfo::ldsSwizzleBytes,
 /// the layout the tiles have and TMA writes); gcd(page size, tile rows) a
 /// multiple of 8 (a box of that many rows never crosses a page and keeps
-/// the 8-row swizzle phase) and at least `minBoxRows` (the map itself is
-/// encoded from the launcher's tensor: its strides may be dynamic).
-bool planTma(scf::ForallOp grid, const TargetInfo &ti, int64_t minBoxRows) {
-  bool transposes = false;
+/// the 8-row swizzle phase) and at least `minBoxRows`, or `stagedMinBoxRows`
+/// where the producer also stages the descales (fmha.stage_descale) (the
+/// map itself is encoded from the launcher's tensor: its strides may be
+/// dynamic).
+bool planTma(scf::ForallOp grid, const TargetInfo &ti, int64_t minBoxRows,
+             int64_t stagedMinBoxRows) {
+  bool transposes = false, stagesDescales = false;
   SmallVector<StageKVOp> stages;
   grid.getBody()->walk([&](Operation *op) {
     transposes |= isa<StageTransposeOp>(op);
+    stagesDescales |= isa<StageDescaleOp>(op);
     if (auto s = dyn_cast<StageKVOp>(op))
       stages.push_back(s);
   });
   if (!transposes || stages.empty())
     return false;
+  if (stagesDescales)
+    minBoxRows = stagedMinBoxRows;
   SmallVector<std::pair<StageKVOp, NamedAttrList>> plan;
   for (StageKVOp s : stages) {
     if (!s->getParentOfType<WarpRolesOp>())
@@ -534,7 +540,7 @@ struct OutlineKernelPass
         headsPerWorkgroup = r.getConsumers();
       });
       if (tma)
-        planTma(grid, *target, tmaMinBoxRows);
+        planTma(grid, *target, tmaMinBoxRows, tmaStagedMinBoxRows);
       FailureOr<gpu::GPUFuncOp> kernel =
           outlineGrid(rw, grid, kernels, name, threads);
       if (failed(kernel))

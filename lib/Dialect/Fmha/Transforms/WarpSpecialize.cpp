@@ -315,8 +315,9 @@ struct WarpSpecializePass
     // few pages, one shared-memory read each (StagedDescalePattern).
     auto grid = roles->getParentOfType<scf::ForallOp>();
     auto cfg = grid ? dyn_cast_or_null<ConfigAttr>(grid->getAttr(kGridConfigAttr)) : ConfigAttr();
-    if (!cfg || cfg.getPageRegime() != PageRegime::WholePages ||
-        gathers.front().getIds().getDefiningOp<PageIdsOp>().getPageSize() < 8)
+    int64_t page = gathers.front().getIds().getDefiningOp<PageIdsOp>().getPageSize();
+    if (!cfg || cfg.getPageRegime() != PageRegime::WholePages || page < 8 ||
+        (stageDescalesMaxPage > 0 && page > stageDescalesMaxPage))
       return;
     int64_t keys = cast<VectorType>(gathers.front().getIds().getType()).getDimSize(0);
     if (runEnds.empty() ||

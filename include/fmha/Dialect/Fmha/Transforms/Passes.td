@@ -502,7 +502,10 @@ def FmhaWarpSpecialize : Pass<"fmha-warp-specialize"> {
            "read by the producer a tile ahead into rings of their own "
            "(fmha.stage_descale), the consumers reading them there "
            "(fmha.staged_descale) instead of the page table and the "
-           "descale tensors">
+           "descale tensors">,
+    Option<"stageDescalesMaxPage", "stage-descales-max-page", "int64_t", /*default=*/"0",
+           "With stage-descales: only tiles of pages of at most this many "
+           "keys (0: any)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
