@@ -33,6 +33,19 @@
 // NONE-NOT: tensormap
 // NONE-NOT: fmha.tma
 // NONE: gpu.func
+// tma-staged-min-box-rows: where the producer also stages the descales
+// (fmha.stage_descale, fmha-warp-specialize stage-descales) the boxes of
+// 16 rows are planned under that minimum (8, the chip's choice) although
+// tma-min-box-rows asks 64; without staged descales they are not (above).
+// RUN: fmha-opt %t.req --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse --fmha-hoist-tile-reads \
+// RUN:   "--fmha-warp-specialize=transpose-v=true stage-descales=true" --canonicalize --cse -o %t.sd
+// RUN: fmha-opt %t.sd "--fmha-outline-kernel=chip=sm_90a tma=true tma-min-box-rows=64 tma-staged-min-box-rows=8" | FileCheck %s --check-prefix=STAGED
+// STAGED: part = "tensormap"
+// STAGED: fmha.stage_kv {{.*}}fmha.tma = {arg = {{.*}}, box_rows = 16 : i64
+// RUN: fmha-opt %t.sd "--fmha-outline-kernel=chip=sm_90a tma=true tma-min-box-rows=64 tma-staged-min-box-rows=32" | FileCheck %s --check-prefix=NONE
 // NONE-NOT: tensormap
 // NONE-NOT: fmha.tma
 //

@@ -143,6 +143,20 @@
 // SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 4 : i64, stages = 2 : i64} : vector<128xf32>
 // SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 3 : i64, stages = 2 : i64} : vector<128xf32>
 // SD: fmha.stage_release
+// stage-descales-max-page (the chip's choice takes 16): page 16 is staged
+// under a bound of 16, not under one of 8.
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/x1024x/x16x/g; s/page_size = 1024/page_size = 16/' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse --fmha-hoist-tile-reads -o %t.p16
+// RUN: fmha-opt %t.p16 "--fmha-warp-specialize=transpose-v=true stage-descales=true stage-descales-max-page=16" | FileCheck %s --check-prefix=SDMAX16
+// SDMAX16-COUNT-4: fmha.stage_descale
+// SDMAX16: fmha.staged_descale
+// RUN: fmha-opt %t.p16 "--fmha-warp-specialize=transpose-v=true stage-descales=true stage-descales-max-page=8" | FileCheck %s --check-prefix=SDMAX8
+// SDMAX8: fmha.warp_roles
+// SDMAX8-NOT: fmha.stage_descale
+// SDMAX8-NOT: fmha.staged_descale
 
 // stage-descales at page 1024 (one descale a tile, uniform ids): nothing
 // to stage, the pass leaves the descales alone.
