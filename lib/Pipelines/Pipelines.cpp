@@ -301,7 +301,7 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
   // descales (docs/REGIMES.md decision 15).
   outline.tma = info && info->warpgroupMma && options.tma.value_or(true);
   outline.tmaMinBoxRows = options.tma ? 8 : kTmaMinBoxRows;
-  outline.tmaStagedMinBoxRows = options.tma ? 8 : kTmaStagedMinBoxRows;
+  outline.tmaStagedMinBoxRows = kTmaStagedMinBoxRows;
   pm.addPass(createOutlineKernel(outline));
   ConvertFmhaToGPUOptions gpu;
   gpu.chip = chip.str();

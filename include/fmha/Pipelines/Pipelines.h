@@ -219,11 +219,16 @@ inline constexpr int64_t kTmaMinBoxRows = 64;
 
 /// sm_90a's choice of staged descales (LaneKernelOptions::stageDescales
 /// unset): pages of at most this many keys (8 and 16: 8 or more page
-/// groups a tile), where the producer also copies by TMA whatever the box
+/// groups a tile), where the producer also copies by TMA
 /// (kTmaStagedMinBoxRows); measured on an H100, TMA and staged descales
 /// against TMA alone: page 16 +3.7 %, page 64 -0.2 % (bench/NOTES.md,
 /// sixteenth session).
 inline constexpr int64_t kStageDescalesMaxPage = 16;
+/// The fewest box rows for TMA where the producer stages the descales
+/// (fmha-outline-kernel tma-staged-min-box-rows), asked for or not: any
+/// box TMA can take (8 rows, the swizzle atom); the combination measured at
+/// page 16 (+3.7 % over TMA alone, about +2 % over cp.async without staged
+/// descales: bench/NOTES.md, seventeenth session).
 inline constexpr int64_t kTmaStagedMinBoxRows = 8;
 
 /// The options of the GPU front half beyond the chip.
