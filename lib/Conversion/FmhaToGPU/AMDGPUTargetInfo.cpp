@@ -148,6 +148,13 @@ public:
   }
 
   bool fenceAfterScoreMmas() const override { return eb == 1 && k == 64; }
+  /// One element a group: each compare's lane mask is consumed by its
+  /// select before the next is made (VCC; measured 2026-12-07, eighteenth
+  /// session: 0 SGPR spills in the 8-wave kernels, where an atom a group
+  /// spilled 2 at page 16 on either chip and 4 at gfx950 D 64; at gfx942
+  /// page 16, 4 waves, 2 a group left 4 spills and 1 leaves 2, for 31
+  /// more instructions in the masked-tile loop, 842 -> 873).
+  int64_t maskSelectsPerFence() const override { return 1; }
   bool batchKVLoads() const override { return true; }
   bool transposeLoadsV() const override {
     return eb == 1 && k == 64 && atom.m == 32; // gfx950's 32x32x64 fp8

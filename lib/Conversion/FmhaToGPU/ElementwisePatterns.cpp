@@ -417,8 +417,29 @@ struct ElementwisePattern : public ConversionPattern {
         APFloat fill(0.0f);
         bool keepDescaled = matchPattern(sel.getFalseValue(), m_ConstantFloat(&fill)) &&
                             fill.isInfinity() && fill.isNegative();
+        // select(m, t, f) of an atom, group by group where the target asks
+        // (maskSelectsPerFence): each group's compares, its selects, a fence.
+        auto select = [&](int64_t j, Value t, Value f) -> Value {
+          int64_t n = cast<VectorType>(t.getType()).getDimSize(0);
+          int64_t g = lc.ti.maskSelectsPerFence();
+          if (g <= 0 || g >= n || n % g) {
+            Value r = arith::SelectOp::create(b, lc.maskOfAtom(b, c, j), t, f);
+            lc.ti.schedulingFence(b, b.getLoc());
+            return r;
+          }
+          auto part = [&](Value v, int64_t off) {
+            return isa<VectorType>(v.getType()) ? LaneContext::sliceElements(b, v, off, g) : v;
+          };
+          Value r = f;
+          for (int64_t off = 0; off < n; off += g) {
+            Value sel = arith::SelectOp::create(b, lc.maskOfAtom(b, c, j, off, g),
+                                                part(t, off), part(f, off));
+            r = LaneContext::replaceElements(b, r, sel, off);
+            lc.ti.schedulingFence(b, b.getLoc());
+          }
+          return r;
+        };
         for (size_t j = 0; j < tv.size(); ++j) {
-          Value m = lc.maskOfAtom(b, c, j);
           std::optional<DescaledPart> d;
           if (keepDescaled)
             d = descaledPart(tv[j]);
@@ -426,13 +447,12 @@ struct ElementwisePattern : public ConversionPattern {
             // contract, as the full tile's S * kd (build): an add after it
             // (exp2_bias's product with c and + log2(vd)) fuses alike in
             // both loops.
-            Value x = arith::SelectOp::create(b, m, d->x, fv[j]);
+            Value x = select(j, d->x, fv[j]);
             out.parts.push_back(
                 arith::MulFOp::create(b, x, d->k, arith::FastMathFlags::contract));
           } else {
-            out.parts.push_back(arith::SelectOp::create(b, m, tv[j], fv[j]));
+            out.parts.push_back(select(j, tv[j], fv[j]));
           }
-          lc.ti.schedulingFence(b, b.getLoc());
         }
         replace(rw, lc, op, out);
         return success();

@@ -229,10 +229,44 @@ Value LaneContext::materializeAffine(ImplicitLocOpBuilder &b, Value base,
                                vector::BroadcastOp::create(b, t, base));
 }
 
+Value LaneContext::sliceElements(ImplicitLocOpBuilder &b, Value v, int64_t off,
+                                 int64_t len) {
+  auto vt = cast<VectorType>(v.getType());
+  auto t = VectorType::get({len}, vt.getElementType());
+  DenseElementsAttr d;
+  if (matchPattern(v, m_Constant(&d))) {
+    SmallVector<Attribute> e(d.getValues<Attribute>());
+    return arith::ConstantOp::create(
+        b, t, DenseElementsAttr::get(t, ArrayRef<Attribute>(e).slice(off, len)));
+  }
+  if (auto bc = v.getDefiningOp<vector::BroadcastOp>();
+      bc && !isa<VectorType>(bc.getSource().getType()))
+    return vector::BroadcastOp::create(b, t, bc.getSource());
+  SmallVector<int64_t> ix;
+  for (int64_t i = 0; i < len; ++i)
+    ix.push_back(off + i);
+  return vector::ShuffleOp::create(b, v, v, ix);
+}
+
+Value LaneContext::replaceElements(ImplicitLocOpBuilder &b, Value into, Value part,
+                                   int64_t off) {
+  int64_t n = cast<VectorType>(into.getType()).getDimSize(0);
+  int64_t len = cast<VectorType>(part.getType()).getDimSize(0);
+  // Shuffle indices from n on pick part's elements.
+  SmallVector<int64_t> ix;
+  for (int64_t i = 0; i < n; ++i)
+    ix.push_back(i >= off && i < off + len ? n + i - off : i);
+  return vector::ShuffleOp::create(b, into, part, ix);
+}
+
 Value LaneContext::maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m,
-                              int64_t j) const {
-  Value c = colConst(b, j), r;
-  if (!m.lb.empty() && !m.ub.empty()) {
+                              int64_t j, int64_t off, int64_t len) const {
+  // The elements [off, off + len) of an atom's vector (all when len is 0).
+  auto slice = [&](Value v) { return len ? sliceElements(b, v, off, len) : v; };
+  Value c = slice(colConst(b, j)), r;
+  Value lo = m.lb.empty() ? Value() : slice(m.lb[j]);
+  Value hi = m.ub.empty() ? Value() : slice(m.ub[j]);
+  if (lo && hi) {
     // Both bounds (a window's): lb <= c <= ub as one unsigned compare,
     // c - lb <u max(ub - lb + 1, 0), where c - lb wraps to a huge value
     // below lb. The two signed compares and their and cost a lane mask
@@ -245,17 +279,17 @@ Value LaneContext::maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m,
     auto splat = [&](int64_t v) -> Value {
       return vector::BroadcastOp::create(b, t, laneConstI32(b, v));
     };
-    Value lb = arith::MaxSIOp::create(b, m.lb[j], splat(0));
+    Value lb = arith::MaxSIOp::create(b, lo, splat(0));
     Value count = arith::MaxSIOp::create(
-        b, arith::AddIOp::create(b, arith::SubIOp::create(b, m.ub[j], lb), splat(1)),
+        b, arith::AddIOp::create(b, arith::SubIOp::create(b, hi, lb), splat(1)),
         splat(0));
     return arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                  arith::SubIOp::create(b, c, lb), count);
   }
-  if (!m.lb.empty())
-    r = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, c, m.lb[j]);
-  if (!m.ub.empty()) {
-    Value u = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, c, m.ub[j]);
+  if (lo)
+    r = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, c, lo);
+  if (hi) {
+    Value u = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, c, hi);
     r = r ? Value(arith::AndIOp::create(b, r, u)) : u;
   }
   return r;

@@ -1024,9 +1024,14 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
     Value rows = arith::SubIOp::create(b, laneConstI32(b, pageSize), slot0);
     Value valid = rows;
     if (!inBounds) {
-      Value left = arith::SubIOp::create(b, len, start);
-      valid = arith::MaxSIOp::create(
-          b, arith::MinSIOp::create(b, left, rows), laneConstI32(b, 0));
+      // max(min(len, start + rows) - start, 0): the rows before the
+      // sequence's end. Not a clamp of len - start by two constants (rows
+      // is one where the tile starts on a page boundary): LLVM makes that
+      // v_med3_i32 on AMDGPU, a VGPR in the view's descriptor and a
+      // waterfall loop around each of its loads.
+      Value end = arith::MinSIOp::create(b, len, arith::AddIOp::create(b, start, rows));
+      valid = arith::MaxSIOp::create(b, arith::SubIOp::create(b, end, start),
+                                     laneConstI32(b, 0));
     }
     int64_t eb = cacheT.getElementTypeBitWidth() / 8;
     Value bytes = arith::MulIOp::create(
@@ -1243,13 +1248,33 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
         // The lane's page among the tile's (read once a tile, uniform): r
         // is the key's place in the tile. A key past the end takes the last
         // page's id (the tile's ids clamp) and reads zero below.
-        id = tilePageId(b, lc, *ids, 0);
-        for (int64_t j = 1; j < tilePages; ++j)
-          id = arith::SelectOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::sge, r,
-                                    laneConstI32(b, j * pageSize)),
-              tilePageId(b, lc, *ids, j), id);
+        // A tree of selects on the bits of r / P where the tile holds a
+        // power of two of pages: log2(pages) lane masks (loop-invariant,
+        // an SGPR pair each on AMDGPU) instead of one a page, for the same
+        // pages - 1 selects.
+        SmallVector<Value> level;
+        for (int64_t j = 0; j < tilePages; ++j)
+          level.push_back(tilePageId(b, lc, *ids, j));
+        if (llvm::isPowerOf2_64(tilePages) && llvm::isPowerOf2_64(pageSize)) {
+          for (int64_t bit = pageSize; level.size() > 1; bit *= 2) {
+            Value set = arith::CmpIOp::create(
+                b, arith::CmpIPredicate::ne,
+                arith::AndIOp::create(b, r, laneConstI32(b, bit)), laneConstI32(b, 0));
+            SmallVector<Value> next;
+            for (size_t k = 0; k + 1 < level.size(); k += 2)
+              next.push_back(arith::SelectOp::create(b, set, level[k + 1], level[k]));
+            level = std::move(next);
+          }
+          id = level.front();
+        } else {
+          id = level.front();
+          for (int64_t j = 1; j < tilePages; ++j)
+            id = arith::SelectOp::create(
+                b,
+                arith::CmpIOp::create(b, arith::CmpIPredicate::sge, r,
+                                      laneConstI32(b, j * pageSize)),
+                level[j], id);
+        }
       }
       if (!id)
         id = pageIdOfKey(b, lc, ids->pages, ids->op.getPageSize(), key, valid);
@@ -1310,6 +1335,25 @@ template <typename OpT> struct KVTilePattern : LanePattern<OpT> {
         Value id;
         if (page) {
           id = tilePageId(b, lc, *ids, *page);
+        } else if (lc.ti.uniformWordRuns() && candidates.size() > 1 &&
+                   (candidates.size() > 2 || !op.getInBounds())) {
+          // first's page read from the table, the tile's first slot plus
+          // the wave's (loop-invariant) page in it: one scalar add and load
+          // a step. The select chain below keeps a loop-invariant compare a
+          // candidate live (an SGPR pair each on AMDGPU): with more than
+          // two, or in the masked tiles' loop (SGPRs are scarcest there),
+          // they spilled (gfx942 8 waves page 16: 15; eighteenth session).
+          // Full tiles with two candidates keep the chain: reading every
+          // step's id took the 4-wave page-16 steady loops 913 -> 925.5
+          // (gfx942) and 540 -> 565.5 (gfx950) modelled cycles a tile.
+          Value slot = arith::AddIOp::create(
+              b, arith::DivUIOp::create(b, start, laneConstI32(b, pageSize)),
+              arith::DivUIOp::create(b, arith::SubIOp::create(b, first, start),
+                                     laneConstI32(b, pageSize)));
+          id = op.getInBounds()
+                   ? Value(memref::LoadOp::create(b, lc.readOnly(b, ids->pages),
+                                                  ValueRange{laneToIndex(b, slot)}))
+                   : loadClampedPageId(b, lc, ids->pages, slot, ids->len, pageSize);
         } else {
           // first's page among the tile's candidates (wave-uniform selects;
           // first - start is the wave's offset in this tile).

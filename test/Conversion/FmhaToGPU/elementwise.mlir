@@ -19,11 +19,29 @@
 // The mask: both bounds (j < len, j <= row) are upper bounds on the column,
 // joined by minsi into one, so per atom one compare of the column constants.
 // CHECK: arith.minsi %{{.*}} : vector<{{16|4}}xi32>
-// AMD: arith.constant dense<[0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]> : vector<16xi32>
-// SM90: arith.constant dense<[0, 1, 0, 1]> : vector<4xi32>
-// CHECK: arith.cmpi sle, %{{.*}}, %{{.*}} : vector<{{16|4}}xi32>
-// CHECK-NEXT: arith.select %{{.*}} : vector<{{16|4}}xi1>, vector<{{16|4}}xf32>
+// On AMD an element at a time (TargetInfo::maskSelectsPerFence 1): its
+// column constant (0, 1, 2, 3, 8, ... of the atom's 16), its compare, its
+// select into the atom, then a fence, so that each lane mask is consumed
+// before the next is made.
+// AMD: arith.constant dense<0> : vector<1xi32>
+// AMD-NEXT: vector.shuffle %[[B:.*]], %[[B]] [0] : vector<16xi32>, vector<16xi32>
+// AMD-NEXT: arith.cmpi sle, %{{.*}}, %{{.*}} : vector<1xi32>
+// AMD: arith.select %{{.*}} : vector<1xi1>, vector<1xf32>
+// AMD-NEXT: vector.shuffle %{{.*}}, %{{.*}} [16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] : vector<16xf32>, vector<1xf32>
+// AMD-NEXT: amdgpu.sched_barrier allow = <mfma_wmma>
+// AMD: arith.constant dense<1> : vector<1xi32>
+// AMD-NEXT: vector.shuffle %[[B]], %[[B]] [1]
 // AMD: amdgpu.sched_barrier allow = <mfma_wmma>
+// AMD: arith.constant dense<8> : vector<1xi32>
+// AMD-NEXT: vector.shuffle %[[B]], %[[B]] [4]
+// AMD: arith.constant dense<27> : vector<1xi32>
+// AMD-NEXT: vector.shuffle %[[B]], %[[B]] [15]
+// AMD: arith.select %{{.*}} : vector<1xi1>, vector<1xf32>
+// AMD-NEXT: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16] : vector<16xf32>, vector<1xf32>
+// AMD-NEXT: amdgpu.sched_barrier allow = <mfma_wmma>
+// SM90: arith.constant dense<[0, 1, 0, 1]> : vector<4xi32>
+// SM90: arith.cmpi sle, %{{.*}}, %{{.*}} : vector<4xi32>
+// SM90-NEXT: arith.select %{{.*}} : vector<4xi1>, vector<4xf32>
 // The row max: atoms, then the lane's registers, then across lanes.
 // AMD: arith.maxnumf
 // GFX942: gpu.shuffle  xor %{{.*}}, %c32_i32

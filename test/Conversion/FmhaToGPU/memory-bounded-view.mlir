@@ -2,9 +2,11 @@
 // bounded views (TargetInfo::boundedView): on AMDGPU the tile's rows from its
 // first key are one subview (page id, slot start % P, head), cast to a raw
 // buffer (amdgpu.fat_raw_buffer_cast, offset into the base) whose valid
-// bytes end at the sequence's last key: min(len - start, P - slot) rows of
-// the cache's row stride (128 bytes here), and every row of the view for an
-// in_bounds tile. The chunks are loaded from it at (row, column) with no
+// bytes end at the sequence's last key: max(min(len, start + P - slot) -
+// start, 0) rows of the cache's row stride (128 bytes here; not a clamp of
+// len - start by two constants, which LLVM makes v_med3_i32 on AMDGPU, a
+// VGPR in the descriptor and a waterfall loop around each load), and every
+// row of the view for an in_bounds tile. The chunks are loaded from it at (row, column) with no
 // compare and select. sm_90 has none: per-lane page addresses and a select.
 //
 // RUN: sed -f %S/Inputs/gfx942.sed %s | fmha-opt --convert-fmha-to-gpu=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,AMD
@@ -15,9 +17,10 @@
 // AMD: %[[ID:.*]] = rocdl.readfirstlane
 // AMD: %[[SLOT:.*]] = arith.remui %[[START:.*]], %c1024_i32{{.*}} : i32
 // AMD: %[[ROWS:.*]] = arith.subi %c1024_i32{{.*}}, %[[SLOT]] : i32
-// AMD: %[[LEFT:.*]] = arith.subi %[[LEN:.*]], %[[START]] : i32
-// AMD: %[[MIN:.*]] = arith.minsi %[[LEFT]], %[[ROWS]] : i32
-// AMD: %[[VALID:.*]] = arith.maxsi %[[MIN]], %c0_i32{{.*}} : i32
+// AMD: %[[END:.*]] = arith.addi %[[START]], %[[ROWS]] : i32
+// AMD: %[[MIN:.*]] = arith.minsi %[[LEN:.*]], %[[END]] : i32
+// AMD: %[[LEFT:.*]] = arith.subi %[[MIN]], %[[START]] : i32
+// AMD: %[[VALID:.*]] = arith.maxsi %[[LEFT]], %c0_i32{{.*}} : i32
 // AMD: %[[V64:.*]] = arith.extui %[[VALID]] : i32 to i64
 // AMD: %[[BYTES:.*]] = arith.muli %[[V64]], %c128_i64 : i64
 // AMD: %[[VIEW:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, 0] [1, %{{.*}}, 1, 128] [1, 1, 1, 1] : memref<?x1024x1x128xi8, 1> to memref<1x?x1x128xi8, strided<[131072, 128, 128, 1], offset: ?>, 1>

@@ -27,17 +27,23 @@
 // CHECK: arith.select
 // K: per key its page's id (pages[key / 16]) and a 16-byte chunk to LDS.
 // On AMDGPU the 8 rows a wave loads in one step lie in one page of 16: the
-// wave's page (tile start + 32 i + 8 x wave) is one of the two the step's
-// waves cover, its id one of the tile's page ids (pages[min(start / 16 + j,
-// last page)], read once a tile and shared with the descale gathers) by a
-// select, the page's rows from the wave's first key as a bounded view
-// (memory-bounded-view.mlir), the lane's row in it (lane / 8).
-// CHECK: arith.divui %{{.*}}, %c16_i32
-// AMD: arith.minsi
-// CHECK: memref.load %{{.*}} : memref<?xi32, 1>
-// AMD: arith.cmpi sge
-// AMD: memref.load %{{.*}} : memref<?xi32, 1>
-// AMD-NEXT: arith.select %{{.*}} : i32
+// wave's page (tile start + 32 i + 8 x wave) is read from the table at the
+// tile's first slot plus the wave's page in the tile, clamped to the
+// sequence's last page (this tile is not in_bounds; a full tile whose step
+// spans two pages selects between the tile's ids instead:
+// test/Target/AMDGPU/sgpr-pressure.test), the page's rows from the wave's
+// first key as a bounded view (memory-bounded-view.mlir), the lane's row in
+// it (lane / 8).
+// AMD: %[[S0:.*]] = arith.divui %[[START:.*]], %c16_i32{{.*}} : i32
+// AMD-NEXT: %[[OFF:.*]] = arith.subi %[[FIRST:.*]], %[[START]] : i32
+// AMD: %[[P:.*]] = arith.divui %[[OFF]], %c16_i32{{.*}} : i32
+// AMD-NEXT: %[[SLOT:.*]] = arith.addi %[[S0]], %[[P]] : i32
+// AMD: %[[CL:.*]] = arith.minsi %[[SLOT]], %{{.*}} : i32
+// AMD-NEXT: %[[CLI:.*]] = arith.index_cast %[[CL]] : i32 to index
+// AMD-NEXT: memref.load %{{.*}}[%[[CLI]]] : memref<?xi32, 1>
+// AMD-NOT: arith.select
+// SM90: arith.divui %{{.*}}, %c16_i32
+// SM90: memref.load %{{.*}} : memref<?xi32, 1>
 // SM90: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x16x1x128xi8, 1>, vector<16xi8>
 // AMD: memref.subview %{{.*}} : memref<?x16x1x128xi8, 1> to memref<1x?x1x128xi8, strided<[2048, 128, 128, 1], offset: ?>, 1>
 // AMD-NEXT: amdgpu.fat_raw_buffer_cast

@@ -170,8 +170,16 @@ struct LaneContext {
   Value materializeAffine(ImplicitLocOpBuilder &b, Value base, int64_t j) const;
   /// The mask lb <= C <= ub of atom j (C: the atom's column constants);
   /// with both bounds one unsigned compare, C - max(lb, 0) <u
-  /// max(ub - max(lb, 0) + 1, 0).
-  Value maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m, int64_t j) const;
+  /// max(ub - max(lb, 0) + 1, 0). With `len` > 0, only the atom's elements
+  /// [off, off + len) (a vector of len).
+  Value maskOfAtom(ImplicitLocOpBuilder &b, const LaneValues &m, int64_t j,
+                   int64_t off = 0, int64_t len = 0) const;
+  /// Elements [off, off + len) of 1-d vector `v` (a constant or a scalar's
+  /// broadcast stays one; otherwise a vector.shuffle).
+  static Value sliceElements(ImplicitLocOpBuilder &b, Value v, int64_t off, int64_t len);
+  /// `into` with its elements [off, off + n) replaced by 1-d vector `part`
+  /// of n elements (a vector.shuffle).
+  static Value replaceElements(ImplicitLocOpBuilder &b, Value into, Value part, int64_t off);
   /// The column form of a vec value (materializing an affine one).
   SmallVector<Value> colsOf(ImplicitLocOpBuilder &b, Value orig,
                             const LaneValues &v) const;

@@ -318,6 +318,13 @@ public:
   /// now 7: 424 -> 421 instructions, 681 -> 679 modelled cycles; on gfx942
   /// the fence changed nothing but spilled 4 SGPRs at page 64).
   virtual bool fenceAfterScoreMmas() const { return false; }
+  /// Emission choice: a masked tile's selects in groups of this many
+  /// elements of an atom, each group's compares right before its selects
+  /// and a TargetInfo::schedulingFence after it (0: an atom at a time).
+  /// AMDGPU: each compare is a lane mask, an SGPR pair once two are live;
+  /// with a fence an atom LLVM issued an atom's 16 compares together and
+  /// the masked-tile loop held 15 masks (gfx942 page 16: 92 SGPRs, spills).
+  virtual int64_t maskSelectsPerFence() const { return 0; }
   /// Emission choice: a K tile gathered right before its V tile (same page
   /// ids, nothing between but page-id and descale reads) writes LDS after
   /// V's global loads are issued, so both tiles' loads are in flight

@@ -3,9 +3,11 @@
 
 A loop is the stretch from a label to a later branch back to it. For every
 loop with MFMAs it prints one line, in program order:
-  loop N: instructions I, mfma M, v_cmp C, v_cndmask S, s_nop P
-(instructions: lines that are not labels, directives or comments). The ISA
-tests check these counts with FileCheck.
+  loop N: instructions I, mfma M, v_cmp C, v_cndmask S, s_nop P, cmp_to_sgpr L
+(instructions: lines that are not labels, directives or comments;
+cmp_to_sgpr: the compares that write a lane mask to an SGPR pair,
+v_cmp_*_e64 s[..], where the e32 form writes VCC). The ISA tests check
+these counts with FileCheck.
 
 With --steady K=N,..., it also checks the steady-state loop (as the
 workplace's loop model picks it: among the loops with the most MFMAs, the one
@@ -66,7 +68,9 @@ def main(path, limits=None, tiles=1):
              "mfma": sum(x.startswith("v_mfma") for x in mnem),
              "v_cmp": sum(x.startswith("v_cmp") for x in mnem),
              "v_cndmask": sum(x.startswith("v_cndmask") for x in mnem),
-             "s_nop": sum(x == "s_nop" for x in mnem)}
+             "s_nop": sum(x == "s_nop" for x in mnem),
+             "cmp_to_sgpr": sum(re.match(r"v_cmp\w*_e64\s+s\[", x) is not None
+                                for x in body)}
         if not c["mfma"]:
             continue
         print(f"loop {len(counted)}: " + ", ".join(f"{k} {v}" for k, v in c.items()))
