@@ -178,7 +178,7 @@ def page_group_fault(chip, page, k, bn):
 AMDGPU = ("gfx942", "gfx950")
 
 
-def regime(chip, page, quant="kv_blockscale", soft_cap=False):
+def regime(chip, page, quant="kv_blockscale", soft_cap=False, window=False):
     c = CHIPS[chip]
     bn, k = c["block_n"], k_step(chip, page, quant, soft_cap)
     steps = bn // k
@@ -222,9 +222,11 @@ def regime(chip, page, quant="kv_blockscale", soft_cap=False):
     # page_groups when whole_pages and P % k == 0 (pv_group = min(steps, P /
     # k)); else scaled_p.
     # (since then: not where those at most two pages are one k step each,
-    # gfx950's page 64, where exp2_bias spilled VGPRs).
+    # gfx950's page 64, where exp2_bias spilled VGPRs; but there too under a
+    # window mask, where page_groups spilled 363 VGPRs: eighteenth session).
     fits = aligned and page % k == 0 and steps % min(steps, page // k) == 0
-    if chip in AMDGPU and not soft_cap and not (fits and bn <= 2 * page and page == k):
+    if chip in AMDGPU and not soft_cap and (
+            window or not (fits and bn <= 2 * page and page == k)):
         r["vd_route"] = "exp2_bias"
     # sm_90a at page 1 (2026-12-07, fifteenth session: timed faster there).
     if chip == "sm_90a" and not soft_cap and page == 1:

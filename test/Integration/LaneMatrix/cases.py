@@ -73,7 +73,7 @@ class Builder:
         # quant none (16-bit) follows per_tensor's regimes: one V scale per
         # tile (none), the same page ids; named "none-...".
         r = regimes.regime(self.chip, page, "per_tensor" if quant == "none" else quant,
-                           soft_cap="--soft-cap" in extra)
+                           soft_cap="--soft-cap" in extra, window=mask.startswith("window"))
         if quant == "none":
             r = dict(r, name=r["name"].replace("per-tensor", "none"))
         kvs = [int(x) for x in str(kv).split(",")]

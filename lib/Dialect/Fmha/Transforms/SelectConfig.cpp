@@ -97,7 +97,11 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
 /// gfx950, with the page-run routes' accuracy at page 64 (0.0019 rel.
 /// Frobenius both, docs/FOLDS.md). Except where such a tile's pages are
 /// one MMA k step each (gfx950's K=64 at page 64): there exp2_bias spilled
-/// 8 VGPRs (593.5 -> 564 cycles, page_groups none), so page_groups stays.
+/// 8 VGPRs (593.5 -> 564 cycles, page_groups none), so page_groups stays,
+/// except under a window mask: there page_groups' masked-tile loops
+/// spilled 363 VGPRs to scratch (the window's row bounds beside the page
+/// groups' accumulators), exp2_bias none, and its steady loop models 903
+/// cycles an iteration against 1030 (eighteenth session, bench/NOTES.md).
 /// NVIDIA keeps its routes (sm_90a timed exp2_bias 5-11 % slower than
 /// scaled_p at page 16, 1-4 % slower at pages 16 and 48 on an H100 in
 /// 2026-12-07), except sm_90a at page 1: exp2_bias 1.4-6.0 % faster at
@@ -111,7 +115,7 @@ bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
     return chip->warpgroupMma && page == 1;
   bool twoOneStepPages = cfg.getKStep() > 0 && pageGroupsFit(op, cfg) &&
                          cfg.getBlockN() <= 2 * page && page == cfg.getKStep();
-  return !twoOneStepPages;
+  return !twoOneStepPages || op.getMask().isWindow();
 }
 
 int64_t pageGroupSteps(BatchPrefillOp op, ConfigAttr cfg) {
