@@ -322,8 +322,8 @@ public:
   /// elements of an atom, each group's compares right before its selects
   /// and a TargetInfo::schedulingFence after it (0: an atom at a time).
   /// AMDGPU: each compare is a lane mask, an SGPR pair once two are live;
-  /// with a fence an atom LLVM issued an atom's 16 compares together and
-  /// the masked-tile loop held 15 masks (gfx942 page 16: 92 SGPRs, spills).
+  /// with a fence an atom LLVM could issue an atom's 16 compares together
+  /// (gfx950 page 16's masked-tile loop: 60 compares into SGPR pairs).
   virtual int64_t maskSelectsPerFence() const { return 0; }
   /// Emission choice: a K tile gathered right before its V tile (same page
   /// ids, nothing between but page-id and descale reads) writes LDS after
