@@ -256,6 +256,14 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
       // When asked: the consumers issue S in turn (fmha-ping-pong).
       if (options.pingPong)
         pm.addPass(createFmhaPingPong());
+      // When asked: each consumer's softmax of tile t + 1 while P V of
+      // tile t computes (fmha-overlap-softmax; loops with turns are left
+      // alone).
+      if (options.overlapSoftmax) {
+        pm.addPass(createFmhaOverlapSoftmax());
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      }
     }
   }
   // AMDGPU, the chip's choice unless asked: K by loads straight into LDS

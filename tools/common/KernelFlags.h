@@ -43,6 +43,12 @@ inline cl::opt<bool> optOverlapScoreMma(
              "tile's wait and transpose, waited for where S is first used (off by "
              "default)"),
     cl::init(false), cl::cat(kToolCategory));
+inline cl::opt<bool> optOverlapSoftmax(
+    "overlap-softmax",
+    cl::desc("sm_90a with --warp-specialize: run fmha-overlap-softmax: each consumer "
+             "runs the softmax of tile t + 1 while P V of tile t computes (off by "
+             "default)"),
+    cl::init(false), cl::cat(kToolCategory));
 inline cl::opt<bool> optWarpSpecialize(
     "warp-specialize",
     cl::desc("sm_90a: run fmha-warp-specialize: a producer warpgroup stages K/V "
@@ -126,6 +132,7 @@ template <typename Options> void applyKernelFlags(Options &o) {
   o.peel = !optNoPeel;
   o.pipeline = optPipeline;
   o.overlapScoreMma = optOverlapScoreMma;
+  o.overlapSoftmax = optOverlapSoftmax;
   o.warpSpecialize = optWarpSpecialize;
   o.transposeV = optTransposeV;
   o.pingPong = optPingPong;

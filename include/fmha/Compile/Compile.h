@@ -41,6 +41,9 @@ struct CompileOptions {
   /// before V's wait and transpose). Off by default: measured 5-11 % slower
   /// on an H100 (bench/NOTES.md, 2026-12-05 fifth session).
   bool overlapScoreMma = false;
+  /// sm_90a with warpSpecialize: fmha-overlap-softmax (the softmax of tile
+  /// t + 1 while P V of tile t computes; off by default).
+  bool overlapSoftmax = false;
   /// sm_90a with `pipeline`: fmha-warp-specialize (a producer warpgroup,
   /// two consumer warpgroups; a grid it cannot split keeps one warpgroup).
   /// On by default with transposeV (bench/NOTES.md, 2026-12-06: 1.14-1.17x

@@ -44,6 +44,8 @@ struct CpuKernelOptions {
   bool pipeline = true;
   /// fmha-overlap-score-mma on sm_90a (as fmha-compile's; off by default).
   bool overlapScoreMma = false;
+  /// fmha-overlap-softmax on sm_90a (as fmha-compile's; off by default).
+  bool overlapSoftmax = false;
   /// fmha-warp-specialize on sm_90a (as fmha-compile's; on by default).
   bool warpSpecialize = true;
   bool transposeV = true; ///< with warpSpecialize: the producer transposes V

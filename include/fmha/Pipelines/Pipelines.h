@@ -239,6 +239,9 @@ struct LaneKernelOptions {
   bool pipeline = true;
   /// sm_90a, with `pipeline`: fmha-overlap-score-mma.
   bool overlapScoreMma = false;
+  /// sm_90a with warpSpecialize: fmha-overlap-softmax (a consumer's softmax
+  /// of tile t + 1 while P V of tile t computes). Off by default.
+  bool overlapSoftmax = false;
   /// sm_90a, with `pipeline`: fmha-warp-specialize (a producer warpgroup
   /// and two consumer warpgroups, one query head each; grids it cannot
   /// split keep one warpgroup). On by default with transposeV: measured
@@ -287,7 +290,7 @@ struct LaneKernelOptions {
 std::string loweringCountsError(int64_t kvStages, int64_t kvUnroll, int64_t warps);
 
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same fourteen fields).
+/// emulator's CpuKernelOptions give them (the same fifteen fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;
@@ -295,6 +298,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.peel = o.peel;
   l.pipeline = o.pipeline;
   l.overlapScoreMma = o.overlapScoreMma;
+  l.overlapSoftmax = o.overlapSoftmax;
   l.warpSpecialize = o.warpSpecialize;
   l.transposeV = o.transposeV;
   l.pingPong = o.pingPong;

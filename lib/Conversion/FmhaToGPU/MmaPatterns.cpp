@@ -175,6 +175,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
           batch.push_back(wgPiece(sum || !batch.empty() ? Value() : acc, q0,
                                   std::min(c1, q0 + promote), aOf));
         bool last = p0 + kPiecesInFlight * promote >= c1;
+        ++lc.mmaGroupsCommitted;
         if (async && last) {
           inFlight = ti.warpgroupMmaChainsStart(b, b.getLoc(), batch, aElem, kvElem,
                                                 ldsBase, kv.ldsRows, kv.ldsCols);
@@ -209,6 +210,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       if (async) {
         LaneContext::InflightMma m;
         m.waited = wgChainParts(init, 0, steps, aOf, /*async=*/true, m.pieces);
+        m.group = lc.mmaGroupsCommitted;
         out.parts = lc.splitAcc(b, m.pieces.front());
         lc.inflightMmas[op.getResult()] = std::move(m);
         return done();
@@ -225,6 +227,7 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
           return wgPiece(Value(), c0, c1, aOf, h * n / 2);
         };
         auto start = [&](ArrayRef<TargetInfo::WarpgroupChain> chains) {
+          ++lc.mmaGroupsCommitted;
           return ti.warpgroupMmaChainsStart(b, b.getLoc(), chains, aElem, kvElem,
                                             ldsBase, n / 2, kv.ldsCols);
         };
@@ -356,6 +359,19 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       // rel. Frobenius on the H200, bench/NOTES.md): scaled_p one chain
       // times r, page_groups one per page times its vd, scalar one times 1.
       auto pOf = [&](int64_t c) { return pOps[c]; };
+      // Waited for by fmha.mma_wait (fmha-overlap-softmax; the scalar-vd
+      // route: no descale): the chain from zero left in flight, o + chain
+      // taken at the wait.
+      if (!op->use_empty() && kscale.empty() &&
+          llvm::all_of(op->getUsers(), llvm::IsaPred<MmaWaitOp>)) {
+        LaneContext::InflightMma m;
+        m.waited = wgChainParts(Value(), 0, steps, pOf, /*async=*/true, m.pieces);
+        m.group = lc.mmaGroupsCommitted;
+        m.addTo = out.parts;
+        out.parts = lc.splitAcc(b, m.pieces.front());
+        lc.inflightMmas[op.getResult()] = std::move(m);
+        return done();
+      }
       int64_t g = group ? group : steps;
       for (int64_t g0 = 0; g0 < steps; g0 += g) {
         SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), g0, g0 + g, pOf));
@@ -441,11 +457,25 @@ struct MmaWaitPattern : LanePattern<MmaWaitOp> {
       return success();
     }
     ImplicitLocOpBuilder b(op.getLoc(), rw);
-    Value sum = it->second.waited;
-    for (Value piece : lc.ti.warpgroupMmaWait(b, b.getLoc(), it->second.pieces))
+    const LaneContext::InflightMma &m = it->second;
+    // Groups committed after the product's may stay pending, where the ops
+    // between them are straight-line code (so that every group counted was
+    // committed on the way here).
+    Operation *start = op.getProduct().getDefiningOp();
+    bool straight = start->getBlock() == op->getBlock();
+    for (Operation *o = start; straight && o != op.getOperation(); o = o->getNextNode())
+      straight = o->getNumRegions() == 0;
+    int64_t pending = straight ? lc.mmaGroupsCommitted - m.group : 0;
+    Value sum = m.waited;
+    for (Value piece : lc.ti.warpgroupMmaWait(b, b.getLoc(), m.pieces, pending))
       sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
     LaneValues out;
     out.parts = lc.splitAcc(b, sum);
+    // P V: o + chain, contractable (fused with o's rescale, as the
+    // synchronous product's scalar route).
+    for (size_t i = 0; i < m.addTo.size(); ++i)
+      out.parts[i] = arith::AddFOp::create(b, m.addTo[i], out.parts[i],
+                                           arith::FastMathFlags::contract);
     rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
     return success();
   }

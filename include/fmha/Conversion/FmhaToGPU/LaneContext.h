@@ -106,11 +106,22 @@ struct LaneContext {
   /// wait for (keyed by the tile_mma's result): the sum of its pieces
   /// already waited for (null if none) and the pieces still in flight
   /// (TargetInfo::warpgroupMmaChainsStart), added to it after the wait.
+  /// A P V product (fmha-overlap-softmax) also keeps the accumulator it
+  /// adds to (`addTo`, one part per atom: the chain starts from zero and
+  /// o + chain is taken after the wait). `group`: the value of
+  /// mmaGroupsCommitted once its last pieces were committed.
   struct InflightMma {
     Value waited;
     SmallVector<Value> pieces;
+    SmallVector<Value> addTo;
+    int64_t group = 0;
   };
   mutable llvm::DenseMap<Value, InflightMma> inflightMmas;
+  /// Warpgroup MMA commit groups issued so far, in the order the patterns
+  /// lower the ops (program order within a block): an fmha.mma_wait waits
+  /// with as many groups pending as were committed after its product's,
+  /// where nothing between them has regions (else with none pending).
+  mutable int64_t mmaGroupsCommitted = 0;
   /// fmha.warp_roles: the stage handoff's mbarriers (a workgroup buffer of
   /// 2 x stages i64: every stage's "filled" barrier, then its "free" one;
   /// with TMA 3 x stages, then its "landed" one), the threads of one

@@ -541,6 +541,50 @@ def FmhaPingPong : Pass<"fmha-ping-pong"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def FmhaOverlapSoftmax : Pass<"fmha-overlap-softmax"> {
+  let summary = "Run a consumer KV loop's softmax of tile t + 1 while P V of tile t computes";
+  let description = [{
+    FA3's intra-warpgroup overlap, for targets whose matrix products run
+    asynchronously to the lanes (sm_90a's wgmma). In each pipelined KV loop
+    (`fmha.pipelined`) of warp-specialized consumers (every
+    `fmha.staged_kv` read `by_barrier`, no `fmha.stage_kv` in the loop),
+    the body is split into two stages:
+
+    - stage 1: the P V product (the `fmha.tile_mma` without
+      `transpose_rhs`), the fp8 cast of its P, its V tile's
+      `fmha.staged_kv`, the `fmha.stage_release`, every op that uses their
+      results or the loop-carried values they produce (o and its rescale),
+      and the broadcasts and shape casts only stage 1 uses;
+    - stage 0: the rest (the stage wait, S = Q K^T, the softmax).
+
+    The loop then runs stage 0 of tile t + 1 beside stage 1 of tile t, in
+    the order: tile t + 1's wait and S (started), tile t's P V (started),
+    S's wait (`fmha.mma_wait`), tile t + 1's softmax, P V's wait, o's
+    update and tile t's release. The softmax runs while the tensor cores
+    compute P V. A one-trip loop before it runs stage 0 of the first tile
+    and a one-trip loop after it stage 1 of the last (each zero trips when
+    the loop has none); the values stage 1 reads from stage 0 (P in f32,
+    o's row scale, the stage slot) are carried, one tile behind. Every
+    value is unchanged: on the host and in the lane emulator the schedule
+    computes what the loop did.
+
+    Left alone: loops whose P V product takes per-key V descales
+    (page_groups, scaled_p: their column-form descales would be carried),
+    loops with ping-pong turns, loops with region ops in the body, loops
+    of a step other than 1, rings of fewer than 2 stages, and loops whose
+    products are already waited for by `fmha.mma_wait`.
+
+    ```mlir
+    // before: scf.for %t: wait(t); s = S(t); p = softmax(s); o = PV(p, o); release(t)
+    // after:  wait(lb); s = S(lb); p = softmax(s)                  (one trip)
+    //         scf.for %j = lb to ub - 1: wait(j + 1); s0 = S(j + 1); o0 = PV(p, o)
+    //             s = mma_wait s0; p' = softmax(s); o = mma_wait o0; release(j)
+    //         o = PV(p, o); release(ub - 1)                         (one trip)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def FmhaHoistTileReads : Pass<"fmha-hoist-tile-reads"> {
   let summary = "Issue a pipelined KV loop's descale reads before its tile waits";
   let description = [{

@@ -1,0 +1,312 @@
+//===- OverlapSoftmax.cpp - fmha-overlap-softmax --------------------------===//
+//
+// A warp-specialized consumer's pipelined KV loop in two stages, stage 0
+// (wait, S, softmax) of tile t + 1 beside stage 1 (P V, o, release) of tile
+// t, so that the softmax runs while the tensor cores compute P V. The rule
+// is on the pass (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
+#include "fmha/Dialect/Fmha/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_FMHAOVERLAPSOFTMAX
+#include "fmha/Dialect/Fmha/Transforms/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// The loop's two products, or nulls when the loop is not one the pass
+/// takes (Passes.td).
+std::pair<TileMmaOp, TileMmaOp> products(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  TileMmaOp s, pv;
+  if (!matchPattern(loop.getStep(), m_One()))
+    return {};
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() || isa<StageKVOp, TurnTakeOp, TurnPassOp, MmaWaitOp>(op))
+      return {};
+    if (auto st = dyn_cast<StagedKVOp>(op); st && (!st.getByBarrier() || st.getStages() < 2))
+      return {};
+    if (auto w = dyn_cast<StageWaitOp>(op); w && w.getStages() < 2)
+      return {};
+    auto m = dyn_cast<TileMmaOp>(op);
+    if (!m)
+      continue;
+    TileMmaOp &slot = m.getTransposeRhs() ? s : pv;
+    if (slot || m->use_empty())
+      return {};
+    slot = m;
+  }
+  if (!s || !pv || pv.getKScale())
+    return {};
+  return {s, pv};
+}
+
+/// An fmha.mma_wait of `m` before its first use in its block.
+MmaWaitOp waitBeforeFirstUse(TileMmaOp m) {
+  Block *body = m->getBlock();
+  Operation *first = body->getTerminator();
+  for (Operation *u : m->getUsers()) {
+    Operation *inBlock = body->findAncestorOpInBlock(*u);
+    if (inBlock->isBeforeInBlock(first))
+      first = inBlock;
+  }
+  OpBuilder b(first);
+  auto w = MmaWaitOp::create(b, m.getLoc(), m.getType(), m.getResult());
+  m.getResult().replaceAllUsesExcept(w.getResult(), w);
+  return w;
+}
+
+void overlap(scf::ForOp loop) {
+  auto [s, pv] = products(loop);
+  if (!s)
+    return;
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  MmaWaitOp sWait = waitBeforeFirstUse(s);
+  // P V's wait right after it for now; it goes before the release below.
+  OpBuilder at(pv->getNextNode());
+  auto pvWait = MmaWaitOp::create(at, pv.getLoc(), pv.getType(), pv.getResult());
+  pv.getResult().replaceAllUsesExcept(pvWait.getResult(), pvWait);
+
+  // Stage 1: the seeds, then everything that uses a stage-1 value or a
+  // value carried from stage 1 (forward closure, to a fixpoint).
+  llvm::DenseSet<Operation *> late;
+  llvm::DenseSet<Value> lateArgs;
+  late.insert(pv);
+  late.insert(pvWait);
+  if (Operation *p = pv.getLhs().getDefiningOp();
+      p && p->getBlock() == body && isa<arith::TruncFOp>(p) && p->hasOneUse())
+    late.insert(p);
+  for (Operation &op : body->without_terminator()) {
+    if (isa<StageReleaseOp>(op))
+      late.insert(&op);
+    if (auto st = dyn_cast<StagedKVOp>(op);
+        st && llvm::all_of(st->getUsers(), [&](Operation *u) { return u == pv; }))
+      late.insert(&op);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation &op : body->without_terminator()) {
+      if (late.contains(&op))
+        continue;
+      bool uses = llvm::any_of(op.getOperands(), [&](Value v) {
+        return lateArgs.contains(v) || (v.getDefiningOp() && late.contains(v.getDefiningOp()));
+      });
+      if (uses) {
+        late.insert(&op);
+        changed = true;
+      }
+    }
+    for (auto [arg, y] : llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
+      if (lateArgs.contains(arg))
+        continue;
+      Operation *def = y.getDefiningOp();
+      if (lateArgs.contains(y) || (def && late.contains(def))) {
+        lateArgs.insert(arg);
+        changed = true;
+      }
+    }
+  }
+  // Broadcasts and shape casts that only stage 1 uses go with it (a row
+  // vector crosses instead of a tile).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation &op : llvm::reverse(body->without_terminator())) {
+      if (late.contains(&op) || !isa<vector::BroadcastOp, vector::ShapeCastOp>(op) ||
+          op.use_empty())
+        continue;
+      if (llvm::all_of(op.getUsers(), [&](Operation *u) { return late.contains(u); })) {
+        late.insert(&op);
+        changed = true;
+      }
+    }
+  }
+  auto undo = [&]() {
+    pvWait.getResult().replaceAllUsesWith(pv.getResult());
+    pvWait.erase();
+    sWait.getResult().replaceAllUsesWith(s.getResult());
+    sWait.erase();
+  };
+  if (late.contains(s) || late.contains(sWait)) {
+    undo();
+    return;
+  }
+  // Values stage 1 reads from stage 0 (results of its ops, or values it
+  // carries), in first-use order.
+  SmallVector<Value> crossing;
+  llvm::DenseSet<Value> seen;
+  for (Operation &op : body->without_terminator()) {
+    if (!late.contains(&op))
+      continue;
+    for (Value v : op.getOperands()) {
+      bool early = (v.getDefiningOp() && v.getDefiningOp()->getBlock() == body &&
+                    !late.contains(v.getDefiningOp())) ||
+                   (isa<BlockArgument>(v) && v.getParentBlock() == body &&
+                    v != loop.getInductionVar() && !lateArgs.contains(v));
+      if (early && seen.insert(v).second)
+        crossing.push_back(v);
+    }
+  }
+  // Each crossing value starts from a zero: the one-trip loop before
+  // replaces it, and only when it has no trip is the zero passed on, to
+  // loops that have none either.
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  SmallVector<Value> zeros;
+  for (Value v : crossing) {
+    auto attr = dyn_cast_or_null<TypedAttr>(b.getZeroAttr(v.getType()));
+    if (!attr) {
+      undo();
+      return;
+    }
+    zeros.push_back(arith::ConstantOp::create(b, loc, attr));
+  }
+
+  SmallVector<unsigned> early, lateIdx;
+  for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+    (lateArgs.contains(arg) ? lateIdx : early).push_back(i);
+  SmallVector<Operation *> ops0, ops1;
+  for (Operation &op : body->without_terminator())
+    (late.contains(&op) ? ops1 : ops0).push_back(&op);
+  // Stage 1's release after P V's wait.
+  auto isRelease = [](Operation *op) { return isa<StageReleaseOp>(op); };
+  SmallVector<Operation *> releases;
+  llvm::erase_if(ops1, [&](Operation *op) {
+    if (!isRelease(op))
+      return false;
+    releases.push_back(op);
+    return true;
+  });
+  ops1.append(releases);
+  auto copyAttrs = [&](scf::ForOp to) {
+    for (NamedAttribute a : loop->getDiscardableAttrs())
+      to->setAttr(a.getName(), a.getValue());
+  };
+  auto clone = [&](OpBuilder &bb, ArrayRef<Operation *> ops, IRMapping &map) {
+    for (Operation *op : ops)
+      bb.clone(*op, map);
+  };
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+
+  // Stage 0 of the first tile (zero trips when the loop has none).
+  SmallVector<Value> proInit;
+  for (unsigned i : early)
+    proInit.push_back(loop.getInitArgs()[i]);
+  proInit.append(zeros);
+  Value proUb = arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, lb, one), ub);
+  auto pro = scf::ForOp::create(
+      b, loc, lb, proUb, step, proInit,
+      [&](OpBuilder &bb, Location, Value iv, ValueRange args) {
+        IRMapping map;
+        map.map(loop.getInductionVar(), iv);
+        for (auto [k, i] : llvm::enumerate(early))
+          map.map(loop.getRegionIterArgs()[i], args[k]);
+        clone(bb, ops0, map);
+        SmallVector<Value> out;
+        for (unsigned i : early)
+          out.push_back(map.lookupOrDefault(yield.getOperand(i)));
+        for (Value c : crossing)
+          out.push_back(map.lookupOrDefault(c));
+        scf::YieldOp::create(bb, loc, out);
+      });
+  copyAttrs(pro);
+
+  // Stage 0 of tile j + 1 beside stage 1 of tile j.
+  SmallVector<Value> mainInit;
+  for (size_t k = 0; k < early.size(); ++k)
+    mainInit.push_back(pro.getResult(k));
+  for (unsigned i : lateIdx)
+    mainInit.push_back(loop.getInitArgs()[i]);
+  for (size_t k = 0; k < crossing.size(); ++k)
+    mainInit.push_back(pro.getResult(early.size() + k));
+  Value mainUb = arith::SubIOp::create(b, loc, ub, one);
+  size_t nE = early.size(), nL = lateIdx.size();
+  auto issueEnd0 = llvm::find(ops0, s.getOperation()) + 1;
+  auto issueEnd1 = llvm::find(ops1, pv.getOperation()) + 1;
+  auto main = scf::ForOp::create(
+      b, loc, lb, mainUb, step, mainInit,
+      [&](OpBuilder &bb, Location, Value iv, ValueRange args) {
+        IRMapping m0, m1;
+        m0.map(loop.getInductionVar(), arith::AddIOp::create(bb, loc, iv, one));
+        m1.map(loop.getInductionVar(), iv);
+        for (auto [k, i] : llvm::enumerate(early))
+          m0.map(loop.getRegionIterArgs()[i], args[k]);
+        for (auto [k, i] : llvm::enumerate(lateIdx))
+          m1.map(loop.getRegionIterArgs()[i], args[nE + k]);
+        for (auto [k, c] : llvm::enumerate(crossing))
+          m1.map(c, args[nE + nL + k]);
+        clone(bb, ArrayRef<Operation *>(ops0.begin(), issueEnd0), m0);
+        clone(bb, ArrayRef<Operation *>(ops1.begin(), issueEnd1), m1);
+        clone(bb, ArrayRef<Operation *>(issueEnd0, ops0.end()), m0);
+        clone(bb, ArrayRef<Operation *>(issueEnd1, ops1.end()), m1);
+        SmallVector<Value> out;
+        for (unsigned i : early)
+          out.push_back(m0.lookupOrDefault(yield.getOperand(i)));
+        for (unsigned i : lateIdx)
+          out.push_back(m1.lookupOrDefault(yield.getOperand(i)));
+        for (Value c : crossing)
+          out.push_back(m0.lookupOrDefault(c));
+        scf::YieldOp::create(bb, loc, out);
+      });
+  copyAttrs(main);
+
+  // Stage 1 of the last tile (zero trips when the loop has none).
+  SmallVector<Value> epiInit;
+  for (size_t k = 0; k < nL + crossing.size(); ++k)
+    epiInit.push_back(main.getResult(nE + k));
+  Value epiLb = arith::MaxSIOp::create(b, loc, mainUb, lb);
+  auto epi = scf::ForOp::create(
+      b, loc, epiLb, ub, step, epiInit,
+      [&](OpBuilder &bb, Location, Value iv, ValueRange args) {
+        IRMapping map;
+        map.map(loop.getInductionVar(), iv);
+        for (auto [k, i] : llvm::enumerate(lateIdx))
+          map.map(loop.getRegionIterArgs()[i], args[k]);
+        for (auto [k, c] : llvm::enumerate(crossing))
+          map.map(c, args[nL + k]);
+        clone(bb, ops1, map);
+        SmallVector<Value> out;
+        for (unsigned i : lateIdx)
+          out.push_back(map.lookupOrDefault(yield.getOperand(i)));
+        for (size_t k = 0; k < crossing.size(); ++k)
+          out.push_back(args[nL + k]);
+        scf::YieldOp::create(bb, loc, out);
+      });
+  copyAttrs(epi);
+
+  for (auto [k, i] : llvm::enumerate(early))
+    loop.getResult(i).replaceAllUsesWith(main.getResult(k));
+  for (auto [k, i] : llvm::enumerate(lateIdx))
+    loop.getResult(i).replaceAllUsesWith(epi.getResult(k));
+  loop.erase();
+}
+
+struct FmhaOverlapSoftmaxPass
+    : public fmha::impl::FmhaOverlapSoftmaxBase<FmhaOverlapSoftmaxPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kPipelinedAttr))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      overlap(loop);
+  }
+};
+
+} // namespace
