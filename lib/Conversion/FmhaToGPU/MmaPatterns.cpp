@@ -359,27 +359,38 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
       // rel. Frobenius on the H200, bench/NOTES.md): scaled_p one chain
       // times r, page_groups one per page times its vd, scalar one times 1.
       auto pOf = [&](int64_t c) { return pOps[c]; };
-      // Waited for by fmha.mma_wait (fmha-overlap-softmax; the scalar-vd
-      // route: no descale): the chain from zero left in flight, o + chain
-      // taken at the wait.
-      if (!op->use_empty() && kscale.empty() &&
+      int64_t g = group ? group : steps;
+      // The scale of the chain of steps [g0, g0 + g): scaled_p's r, a page
+      // group's vd, or none (scalar-vd: o + chain).
+      auto scaleOf = [&](int64_t g0) -> Value {
+        if (rowScale || kscale.empty())
+          return rowScale;
+        auto [j, v] = (*pElems)[g0][0];
+        return vector::ExtractOp::create(b, kscale[j], v);
+      };
+      // Waited for by fmha.mma_wait (fmha-overlap-softmax): every chain
+      // from zero, one commit group, left in flight; o += scale x chain at
+      // the wait.
+      if (!op->use_empty() && g <= promote &&
           llvm::all_of(op->getUsers(), llvm::IsaPred<MmaWaitOp>)) {
         LaneContext::InflightMma m;
-        m.waited = wgChainParts(Value(), 0, steps, pOf, /*async=*/true, m.pieces);
+        SmallVector<TargetInfo::WarpgroupChain> batch;
+        for (int64_t g0 = 0; g0 < steps; g0 += g) {
+          batch.push_back(wgPiece(Value(), g0, g0 + g, pOf));
+          m.scales.push_back(scaleOf(g0));
+        }
+        ++lc.mmaGroupsCommitted;
+        m.pieces = ti.warpgroupMmaChainsStart(b, b.getLoc(), batch, aElem, kvElem, ldsBase,
+                                              kv.ldsRows, kv.ldsCols);
         m.group = lc.mmaGroupsCommitted;
         m.addTo = out.parts;
         out.parts = lc.splitAcc(b, m.pieces.front());
         lc.inflightMmas[op.getResult()] = std::move(m);
         return done();
       }
-      int64_t g = group ? group : steps;
       for (int64_t g0 = 0; g0 < steps; g0 += g) {
         SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), g0, g0 + g, pOf));
-        Value scale = rowScale;
-        if (!scale && !kscale.empty()) {
-          auto [j, v] = (*pElems)[g0][0];
-          scale = vector::ExtractOp::create(b, kscale[j], v);
-        }
+        Value scale = scaleOf(g0);
         if (!scale) {
           // Scale 1 (the scalar-vd route): o + chain as a contractable add,
           // so LLVM fuses it with o's rescale (o * alpha, also contract)
@@ -466,16 +477,27 @@ struct MmaWaitPattern : LanePattern<MmaWaitOp> {
     for (Operation *o = start; straight && o != op.getOperation(); o = o->getNextNode())
       straight = o->getNumRegions() == 0;
     int64_t pending = straight ? lc.mmaGroupsCommitted - m.group : 0;
-    Value sum = m.waited;
-    for (Value piece : lc.ti.warpgroupMmaWait(b, b.getLoc(), m.pieces, pending))
-      sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
+    SmallVector<Value> landed = lc.ti.warpgroupMmaWait(b, b.getLoc(), m.pieces, pending);
     LaneValues out;
-    out.parts = lc.splitAcc(b, sum);
-    // P V: o + chain, contractable (fused with o's rescale, as the
-    // synchronous product's scalar route).
-    for (size_t i = 0; i < m.addTo.size(); ++i)
-      out.parts[i] = arith::AddFOp::create(b, m.addTo[i], out.parts[i],
-                                           arith::FastMathFlags::contract);
+    if (m.addTo.empty()) { // S: the sum of its pieces
+      Value sum = m.waited;
+      for (Value piece : landed)
+        sum = sum ? Value(arith::AddFOp::create(b, sum, piece)) : piece;
+      out.parts = lc.splitAcc(b, sum);
+    } else { // P V: o += scale x chain, a chain at a time, as the synchronous product
+      out.parts = m.addTo;
+      VectorType accT = VectorType::get({lc.layout.accPerLane()}, b.getF32Type());
+      for (auto [piece, scale] : llvm::zip(landed, m.scales)) {
+        SmallVector<Value> c = lc.splitAcc(b, piece);
+        for (size_t i = 0; i < out.parts.size(); ++i)
+          out.parts[i] =
+              scale ? Value(vector::FMAOp::create(b, c[i], vector::BroadcastOp::create(b, accT, scale),
+                                                  out.parts[i]))
+                    // o + chain, contractable: fused with o's rescale.
+                    : Value(arith::AddFOp::create(b, out.parts[i], c[i],
+                                                  arith::FastMathFlags::contract));
+      }
+    }
     rw.replaceOpWithMultiple(op, {lc.pack(lc.forms.get(op.getResult()), out)});
     return success();
   }

@@ -107,13 +107,15 @@ struct LaneContext {
   /// already waited for (null if none) and the pieces still in flight
   /// (TargetInfo::warpgroupMmaChainsStart), added to it after the wait.
   /// A P V product (fmha-overlap-softmax) also keeps the accumulator it
-  /// adds to (`addTo`, one part per atom: the chain starts from zero and
-  /// o + chain is taken after the wait). `group`: the value of
-  /// mmaGroupsCommitted once its last pieces were committed.
+  /// adds to (`addTo`, one part per atom) and a scale per piece (each
+  /// piece a chain from zero; o += scale x piece after the wait, o + piece
+  /// where the scale is null). `group`: the value of mmaGroupsCommitted
+  /// once its last pieces were committed.
   struct InflightMma {
     Value waited;
     SmallVector<Value> pieces;
     SmallVector<Value> addTo;
+    SmallVector<Value> scales;
     int64_t group = 0;
   };
   mutable llvm::DenseMap<Value, InflightMma> inflightMmas;

@@ -9,6 +9,8 @@
 #include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
+#include "KVLoop.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -50,7 +52,7 @@ std::pair<TileMmaOp, TileMmaOp> products(scf::ForOp loop) {
       return {};
     slot = m;
   }
-  if (!s || !pv || pv.getKScale())
+  if (!s || !pv)
     return {};
   return {s, pv};
 }
@@ -145,21 +147,60 @@ void overlap(scf::ForOp loop) {
     undo();
     return;
   }
-  // Values stage 1 reads from stage 0 (results of its ops, or values it
-  // carries), in first-use order.
-  SmallVector<Value> crossing;
-  llvm::DenseSet<Value> seen;
+  // Vectors stage 1 reads from stage 0 that only read inputs, the
+  // induction variable and scalars (the tile's per-key descales and their
+  // page ids; a scalar a chain reads crosses) are computed again in stage
+  // 1: a per-key descale in its column form cannot be carried.
+  Value iv = loop.getInductionVar();
+  llvm::DenseSet<Operation *> again;
+  std::function<bool(Operation *, llvm::DenseSet<Operation *> &)> recomputable =
+      [&](Operation *d, llvm::DenseSet<Operation *> &acc) {
+        if (late.contains(d) || again.contains(d) || acc.contains(d))
+          return true;
+        if (!kvloop::readsOnly(d))
+          return false;
+        for (Value o : d->getOperands()) {
+          if (!isa<VectorType>(o.getType()))
+            continue; // computed again where it can be, else it crosses
+          if (Operation *od = o.getDefiningOp(); od && od->getBlock() == body) {
+            if (!recomputable(od, acc))
+              return false;
+          } else if (isa<BlockArgument>(o) && o.getParentBlock() == body && o != iv) {
+            return false;
+          }
+        }
+        acc.insert(d);
+        return true;
+      };
+  auto earlyValue = [&](Value v) {
+    return (v.getDefiningOp() && v.getDefiningOp()->getBlock() == body &&
+            !late.contains(v.getDefiningOp()) && !again.contains(v.getDefiningOp())) ||
+           (isa<BlockArgument>(v) && v.getParentBlock() == body && v != iv &&
+            !lateArgs.contains(v));
+  };
   for (Operation &op : body->without_terminator()) {
     if (!late.contains(&op))
       continue;
     for (Value v : op.getOperands()) {
-      bool early = (v.getDefiningOp() && v.getDefiningOp()->getBlock() == body &&
-                    !late.contains(v.getDefiningOp())) ||
-                   (isa<BlockArgument>(v) && v.getParentBlock() == body &&
-                    v != loop.getInductionVar() && !lateArgs.contains(v));
-      if (early && seen.insert(v).second)
-        crossing.push_back(v);
+      llvm::DenseSet<Operation *> acc;
+      if (isa<VectorType>(v.getType()) && earlyValue(v) && v.getDefiningOp() &&
+          recomputable(v.getDefiningOp(), acc))
+        again.insert(acc.begin(), acc.end());
     }
+  }
+  // The rest crosses, in first-use order. P V's descale must not.
+  SmallVector<Value> crossing;
+  llvm::DenseSet<Value> seen;
+  for (Operation &op : body->without_terminator()) {
+    if (!late.contains(&op) && !again.contains(&op))
+      continue;
+    for (Value v : op.getOperands())
+      if (earlyValue(v) && seen.insert(v).second)
+        crossing.push_back(v);
+  }
+  if (pv.getKScale() && seen.contains(pv.getKScale())) {
+    undo();
+    return;
   }
   // Each crossing value starts from a zero: the one-trip loop before
   // replaces it, and only when it has no trip is the zero passed on, to
@@ -179,9 +220,21 @@ void overlap(scf::ForOp loop) {
   SmallVector<unsigned> early, lateIdx;
   for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
     (lateArgs.contains(arg) ? lateIdx : early).push_back(i);
+  // Stage 1 starts with what it computes again (stage 0 keeps what it
+  // uses of it; canonicalization drops the rest).
   SmallVector<Operation *> ops0, ops1;
+  for (Operation &op : body->without_terminator()) {
+    if (late.contains(&op)) {
+      ops1.push_back(&op);
+      continue;
+    }
+    ops0.push_back(&op);
+  }
+  SmallVector<Operation *> computedAgain;
   for (Operation &op : body->without_terminator())
-    (late.contains(&op) ? ops1 : ops0).push_back(&op);
+    if (again.contains(&op))
+      computedAgain.push_back(&op);
+  ops1.insert(ops1.begin(), computedAgain.begin(), computedAgain.end());
   // Stage 1's release after P V's wait.
   auto isRelease = [](Operation *op) { return isa<StageReleaseOp>(op); };
   SmallVector<Operation *> releases;

@@ -58,14 +58,26 @@
 // CHECK-NOT: fmha.mma_wait
 // CHECK: fmha.masked_tiles
 //
-// Left alone: page 16, whose P V takes per-key V descales (scaled_p).
+// Page 16 (scaled_p: P V takes per-key V descales, a column-form vector
+// that cannot be carried): stage 1 reads its tile's page ids and vd again
+// (from the tile start, which crosses as a scalar), after tile j + 1's S
+// is started and before P V.
 // RUN: sed -e 's/f8E4M3FNUZ/f8E4M3FN/g' -e 's/x1024x/x16x/g' -e 's/page_size = 1024/page_size = 16/' %fmha_src_root/examples/default_request.mlir \
 // RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
 // RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
 // RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
 // RUN:   --fmha-pipeline-kv-stages --canonicalize --cse "--fmha-warp-specialize=transpose-v=true" \
-// RUN:   --canonicalize --cse --fmha-overlap-softmax | FileCheck %s --check-prefix=KSCALE
-// KSCALE-NOT: fmha.mma_wait
+// RUN:   --canonicalize --cse --fmha-overlap-softmax --canonicalize --cse | FileCheck %s --check-prefix=KSCALE
+// KSCALE: consumer(
+// KSCALE: scf.for
+// KSCALE: } {fmha.descales_folded, fmha.full_tiles, fmha.kv_loop, fmha.pipelined}
+// KSCALE: scf.for %{{.*}} iter_args({{.*}}, %[[START:arg[0-9]+]] = %{{.*}}#4
+// KSCALE: %[[S:.*]] = fmha.tile_mma %{{.*}} {transpose_rhs}
+// KSCALE-NEXT: %[[IDS:.*]] = fmha.page_ids %subview[%[[START]]] {{.*}} -> vector<128xi32>
+// KSCALE-NEXT: %[[VD:.*]] = fmha.gather_descale %arg9[%[[IDS]]] {{.*}} -> vector<128xf32>
+// KSCALE: %[[PV:.*]] = fmha.tile_mma %{{.*}} k_scale(%{{.*}} : vector<128xf32>)
+// KSCALE: fmha.mma_wait %[[S]]
+// KSCALE: fmha.mma_wait %[[PV]]
 // KSCALE: vd_route = scaled_p
 //
 // Left alone: loops whose consumers take turns (fmha-ping-pong).

@@ -563,15 +563,17 @@ def FmhaOverlapSoftmax : Pass<"fmha-overlap-softmax"> {
     update and tile t's release. The softmax runs while the tensor cores
     compute P V. A one-trip loop before it runs stage 0 of the first tile
     and a one-trip loop after it stage 1 of the last (each zero trips when
-    the loop has none); the values stage 1 reads from stage 0 (P in f32,
-    o's row scale, the stage slot) are carried, one tile behind. Every
-    value is unchanged: on the host and in the lane emulator the schedule
-    computes what the loop did.
+    the loop has none). The values stage 1 reads from stage 0 are carried,
+    one tile behind (P in f32, o's row scale, the stage slot, scalars),
+    except vectors that only read inputs, the induction variable and
+    scalars: P V's per-key V descales (page_groups, scaled_p) and their
+    page ids are read again in stage 1, as a column-form vector cannot be
+    carried. Every value is unchanged: on the host and in the lane
+    emulator the schedule computes what the loop did.
 
-    Left alone: loops whose P V product takes per-key V descales
-    (page_groups, scaled_p: their column-form descales would be carried),
-    loops with ping-pong turns, loops with region ops in the body, loops
-    of a step other than 1, rings of fewer than 2 stages, and loops whose
+    Left alone: loops whose P V descale would have to be carried, loops
+    with ping-pong turns, loops with region ops in the body, loops of a
+    step other than 1, rings of fewer than 2 stages, and loops whose
     products are already waited for by `fmha.mma_wait`.
 
     ```mlir
