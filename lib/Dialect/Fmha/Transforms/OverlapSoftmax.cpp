@@ -222,28 +222,17 @@ void overlap(scf::ForOp loop) {
     (lateArgs.contains(arg) ? lateIdx : early).push_back(i);
   // Stage 1 starts with what it computes again (stage 0 keeps what it
   // uses of it; canonicalization drops the rest).
-  SmallVector<Operation *> ops0, ops1;
-  for (Operation &op : body->without_terminator()) {
-    if (late.contains(&op)) {
-      ops1.push_back(&op);
-      continue;
-    }
-    ops0.push_back(&op);
-  }
-  SmallVector<Operation *> computedAgain;
+  // Stage 1's release goes after P V's wait (last).
+  SmallVector<Operation *> ops0, ops1, releases;
   for (Operation &op : body->without_terminator())
     if (again.contains(&op))
-      computedAgain.push_back(&op);
-  ops1.insert(ops1.begin(), computedAgain.begin(), computedAgain.end());
-  // Stage 1's release after P V's wait.
-  auto isRelease = [](Operation *op) { return isa<StageReleaseOp>(op); };
-  SmallVector<Operation *> releases;
-  llvm::erase_if(ops1, [&](Operation *op) {
-    if (!isRelease(op))
-      return false;
-    releases.push_back(op);
-    return true;
-  });
+      ops1.push_back(&op);
+  for (Operation &op : body->without_terminator()) {
+    if (!late.contains(&op))
+      ops0.push_back(&op);
+    else
+      (isa<StageReleaseOp>(op) ? releases : ops1).push_back(&op);
+  }
   ops1.append(releases);
   auto copyAttrs = [&](scf::ForOp to) {
     for (NamedAttribute a : loop->getDiscardableAttrs())
@@ -252,6 +241,26 @@ void overlap(scf::ForOp loop) {
   auto clone = [&](OpBuilder &bb, ArrayRef<Operation *> ops, IRMapping &map) {
     for (Operation *op : ops)
       bb.clone(*op, map);
+  };
+  // The original iter_args `idx` (and the crossing values) to the new
+  // loop's arguments from `at`; the original yields of `idx` as mapped.
+  auto mapArgs = [&](IRMapping &map, ArrayRef<unsigned> idx, ValueRange args, size_t at) {
+    for (auto [k, i] : llvm::enumerate(idx))
+      map.map(loop.getRegionIterArgs()[i], args[at + k]);
+  };
+  auto mapCrossing = [&](IRMapping &map, ValueRange args, size_t at) {
+    for (auto [k, c] : llvm::enumerate(crossing))
+      map.map(c, args[at + k]);
+  };
+  auto yielded = [&](IRMapping &map, ArrayRef<unsigned> idx, SmallVectorImpl<Value> &out) {
+    for (unsigned i : idx)
+      out.push_back(map.lookupOrDefault(yield.getOperand(i)));
+  };
+  // Stage 0's yield: its iter_args, then the crossing values it computed.
+  auto yieldStage0 = [&](OpBuilder &bb, IRMapping &map, SmallVector<Value> out) {
+    for (Value c : crossing)
+      out.push_back(map.lookupOrDefault(c));
+    scf::YieldOp::create(bb, loc, out);
   };
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -267,15 +276,11 @@ void overlap(scf::ForOp loop) {
       [&](OpBuilder &bb, Location, Value iv, ValueRange args) {
         IRMapping map;
         map.map(loop.getInductionVar(), iv);
-        for (auto [k, i] : llvm::enumerate(early))
-          map.map(loop.getRegionIterArgs()[i], args[k]);
+        mapArgs(map, early, args, 0);
         clone(bb, ops0, map);
         SmallVector<Value> out;
-        for (unsigned i : early)
-          out.push_back(map.lookupOrDefault(yield.getOperand(i)));
-        for (Value c : crossing)
-          out.push_back(map.lookupOrDefault(c));
-        scf::YieldOp::create(bb, loc, out);
+        yielded(map, early, out);
+        yieldStage0(bb, map, out);
       });
   copyAttrs(pro);
 
@@ -297,24 +302,17 @@ void overlap(scf::ForOp loop) {
         IRMapping m0, m1;
         m0.map(loop.getInductionVar(), arith::AddIOp::create(bb, loc, iv, one));
         m1.map(loop.getInductionVar(), iv);
-        for (auto [k, i] : llvm::enumerate(early))
-          m0.map(loop.getRegionIterArgs()[i], args[k]);
-        for (auto [k, i] : llvm::enumerate(lateIdx))
-          m1.map(loop.getRegionIterArgs()[i], args[nE + k]);
-        for (auto [k, c] : llvm::enumerate(crossing))
-          m1.map(c, args[nE + nL + k]);
+        mapArgs(m0, early, args, 0);
+        mapArgs(m1, lateIdx, args, nE);
+        mapCrossing(m1, args, nE + nL);
         clone(bb, ArrayRef<Operation *>(ops0.begin(), issueEnd0), m0);
         clone(bb, ArrayRef<Operation *>(ops1.begin(), issueEnd1), m1);
         clone(bb, ArrayRef<Operation *>(issueEnd0, ops0.end()), m0);
         clone(bb, ArrayRef<Operation *>(issueEnd1, ops1.end()), m1);
         SmallVector<Value> out;
-        for (unsigned i : early)
-          out.push_back(m0.lookupOrDefault(yield.getOperand(i)));
-        for (unsigned i : lateIdx)
-          out.push_back(m1.lookupOrDefault(yield.getOperand(i)));
-        for (Value c : crossing)
-          out.push_back(m0.lookupOrDefault(c));
-        scf::YieldOp::create(bb, loc, out);
+        yielded(m0, early, out);
+        yielded(m1, lateIdx, out);
+        yieldStage0(bb, m0, out);
       });
   copyAttrs(main);
 
@@ -328,14 +326,11 @@ void overlap(scf::ForOp loop) {
       [&](OpBuilder &bb, Location, Value iv, ValueRange args) {
         IRMapping map;
         map.map(loop.getInductionVar(), iv);
-        for (auto [k, i] : llvm::enumerate(lateIdx))
-          map.map(loop.getRegionIterArgs()[i], args[k]);
-        for (auto [k, c] : llvm::enumerate(crossing))
-          map.map(c, args[nL + k]);
+        mapArgs(map, lateIdx, args, 0);
+        mapCrossing(map, args, nL);
         clone(bb, ops1, map);
         SmallVector<Value> out;
-        for (unsigned i : lateIdx)
-          out.push_back(map.lookupOrDefault(yield.getOperand(i)));
+        yielded(map, lateIdx, out);
         for (size_t k = 0; k < crossing.size(); ++k)
           out.push_back(args[nL + k]);
         scf::YieldOp::create(bb, loc, out);
