@@ -198,7 +198,13 @@ void overlap(scf::ForOp loop) {
       if (earlyValue(v) && seen.insert(v).second)
         crossing.push_back(v);
   }
-  if (pv.getKScale() && seen.contains(pv.getKScale())) {
+  // A carried vector must be f32 (a tile in the accumulator form, a row
+  // vector); P V's descale must not cross at all.
+  bool carriable = llvm::all_of(crossing, [](Value v) {
+    auto t = dyn_cast<VectorType>(v.getType());
+    return !t || t.getElementType().isF32();
+  });
+  if (!carriable || (pv.getKScale() && seen.contains(pv.getKScale()))) {
     undo();
     return;
   }
