@@ -571,8 +571,9 @@ def FmhaOverlapSoftmax : Pass<"fmha-overlap-softmax"> {
     carried. Every value is unchanged: on the host and in the lane
     emulator the schedule computes what the loop did.
 
-    Left alone: loops whose P V descale would have to be carried, loops
-    with ping-pong turns, loops with region ops in the body, loops of a
+    Left alone: loops whose P V descale would have to be carried, or a
+    vector other than f32 (P's fp8 cast is stage 1's), loops with
+    ping-pong turns, loops with region ops in the body, loops of a
     step other than 1, rings of fewer than 2 stages, and loops whose
     products are already waited for by `fmha.mma_wait`.
 
