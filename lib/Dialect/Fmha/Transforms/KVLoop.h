@@ -8,11 +8,13 @@
 #ifndef FMHA_LIB_DIALECT_FMHA_TRANSFORMS_KVLOOP_H
 #define FMHA_LIB_DIALECT_FMHA_TRANSFORMS_KVLOOP_H
 
+#include "fmha/Dialect/Fmha/IR/FmhaOps.h"
 #include "fmha/Dialect/Fmha/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -45,6 +47,23 @@ inline bool readsOnly(Operation *op) {
   return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
     return isa<MemoryEffects::Read>(e.getEffect());
   });
+}
+
+/// An fmha.mma_wait of the product `m` placed before m's first use in its
+/// block (a use nested in an op counts at that op), every other use of m
+/// now reading the wait.
+inline MmaWaitOp waitBeforeFirstUse(TileMmaOp m) {
+  Block *body = m->getBlock();
+  Operation *first = body->getTerminator();
+  for (Operation *u : m->getUsers()) {
+    Operation *inBlock = body->findAncestorOpInBlock(*u);
+    if (inBlock->isBeforeInBlock(first))
+      first = inBlock;
+  }
+  OpBuilder b(first);
+  auto w = MmaWaitOp::create(b, m.getLoc(), m.getType(), m.getResult());
+  m.getResult().replaceAllUsesExcept(w.getResult(), w);
+  return w;
 }
 
 /// The scalar a vector.broadcast splats, or null.

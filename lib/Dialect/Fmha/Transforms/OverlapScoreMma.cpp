@@ -56,15 +56,7 @@ void overlap(scf::ForOp loop) {
         v->moveAfter(s);
     }
     // The wait before S's first use in the block.
-    Operation *first = nullptr;
-    for (Operation *u : s->getUsers()) {
-      Operation *inBlock = body->findAncestorOpInBlock(*u);
-      if (!first || inBlock->isBeforeInBlock(first))
-        first = inBlock;
-    }
-    OpBuilder b(first);
-    auto w = MmaWaitOp::create(b, s.getLoc(), s.getType(), s.getResult());
-    s.getResult().replaceAllUsesExcept(w.getResult(), w);
+    kvloop::waitBeforeFirstUse(s);
   }
 }
 

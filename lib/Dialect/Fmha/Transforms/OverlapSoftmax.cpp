@@ -57,28 +57,13 @@ std::pair<TileMmaOp, TileMmaOp> products(scf::ForOp loop) {
   return {s, pv};
 }
 
-/// An fmha.mma_wait of `m` before its first use in its block.
-MmaWaitOp waitBeforeFirstUse(TileMmaOp m) {
-  Block *body = m->getBlock();
-  Operation *first = body->getTerminator();
-  for (Operation *u : m->getUsers()) {
-    Operation *inBlock = body->findAncestorOpInBlock(*u);
-    if (inBlock->isBeforeInBlock(first))
-      first = inBlock;
-  }
-  OpBuilder b(first);
-  auto w = MmaWaitOp::create(b, m.getLoc(), m.getType(), m.getResult());
-  m.getResult().replaceAllUsesExcept(w.getResult(), w);
-  return w;
-}
-
 void overlap(scf::ForOp loop) {
   auto [s, pv] = products(loop);
   if (!s)
     return;
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
-  MmaWaitOp sWait = waitBeforeFirstUse(s);
+  MmaWaitOp sWait = kvloop::waitBeforeFirstUse(s);
   // P V's wait right after it for now; it goes before the release below.
   OpBuilder at(pv->getNextNode());
   auto pvWait = MmaWaitOp::create(at, pv.getLoc(), pv.getType(), pv.getResult());
@@ -213,15 +198,16 @@ void overlap(scf::ForOp loop) {
   // loops that have none either.
   OpBuilder b(loop);
   Location loc = loop.getLoc();
-  SmallVector<Value> zeros;
-  for (Value v : crossing) {
-    auto attr = dyn_cast_or_null<TypedAttr>(b.getZeroAttr(v.getType()));
-    if (!attr) {
-      undo();
-      return;
-    }
-    zeros.push_back(arith::ConstantOp::create(b, loc, attr));
+  SmallVector<TypedAttr> zeroAttrs;
+  for (Value v : crossing)
+    zeroAttrs.push_back(dyn_cast_or_null<TypedAttr>(b.getZeroAttr(v.getType())));
+  if (llvm::is_contained(zeroAttrs, TypedAttr())) {
+    undo();
+    return;
   }
+  SmallVector<Value> zeros;
+  for (TypedAttr z : zeroAttrs)
+    zeros.push_back(arith::ConstantOp::create(b, loc, z));
 
   SmallVector<unsigned> early, lateIdx;
   for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))

@@ -10,8 +10,13 @@
 // RUN:   --canonicalize --cse -o %t.ws.mlir
 // RUN: fmha-opt %t.ws.mlir --fmha-overlap-softmax --canonicalize --cse -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
-// Idempotent: the loops it wrote wait for their products already.
+// Idempotent: the loops it wrote wait for their products already. One
+// wait in the first tile's loop (S), two in the loop (S, P V), one in the
+// last tile's (P V), and none added by a second run.
 // RUN: fmha-opt %t.mlir --fmha-overlap-softmax | FileCheck %s
+// RUN: fmha-opt %t.mlir --fmha-overlap-softmax | FileCheck %s --check-prefix=ONCE
+// ONCE-COUNT-4: fmha.mma_wait
+// ONCE-NOT: fmha.mma_wait
 //
 // CHECK: consumer(
 // The first tile's stage 0, one trip at most (min(n, lb + 1)): its wait,

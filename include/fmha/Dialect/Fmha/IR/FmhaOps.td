@@ -327,7 +327,8 @@ def Fmha_MmaWaitOp : Fmha_Op<"mma_wait", [Pure, AllTypesMatch<["product", "resul
     a schedule, not a computation: the product is started where the
     `fmha.tile_mma` stands and waited for here, so the ops between them run
     while a target with asynchronous matrix units (sm_90a's wgmma) computes
-    it. Elsewhere it is the identity. fmha-overlap-score-mma writes it.
+    it. Elsewhere it is the identity. fmha-overlap-score-mma, fmha-ping-pong
+    (for S) and fmha-overlap-softmax (for S and P V) write it.
 
     ```mlir
     %s0 = fmha.tile_mma %q, %k, %zero {transpose_rhs} : ...
