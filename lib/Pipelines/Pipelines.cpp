@@ -254,15 +254,18 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
       // When asked: the consumers issue S in turn (fmha-ping-pong).
-      if (options.pingPong)
-        pm.addPass(createFmhaPingPong());
       // When asked: each consumer's softmax of tile t + 1 while P V of
       // tile t computes (fmha-overlap-softmax; loops with turns are left
-      // alone).
+      // alone, so it runs first).
       if (options.overlapSoftmax) {
         pm.addPass(createFmhaOverlapSoftmax());
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
+      }
+      if (options.pingPong) {
+        FmhaPingPongOptions pp;
+        pp.turn = options.pingPongTurn;
+        pm.addPass(createFmhaPingPong(pp));
       }
     }
   }

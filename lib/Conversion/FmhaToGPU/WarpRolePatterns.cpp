@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -28,8 +29,14 @@ Value parityOf(ImplicitLocOpBuilder &b, Value n) {
   return arith::AndIOp::create(b, i, arith::ConstantIntOp::create(b, b.getI32Type(), 1));
 }
 
-/// `then` under `cond`.
+/// `then` under `cond` (in line where `cond` is a true constant, so a wait
+/// that counts the wgmma groups committed before it sees straight-line
+/// code across an unconditional turn).
 template <typename F> void emitIf(ImplicitLocOpBuilder &b, Value cond, F then) {
+  if (matchPattern(cond, m_One())) {
+    then();
+    return;
+  }
   auto i = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(i.thenBlock());

@@ -67,7 +67,29 @@ SmallVector<TileMmaOp> scoreProducts(WarpRolesOp roles) {
   return scores;
 }
 
-void pingPong(WarpRolesOp roles) {
+/// The loop body's first P V product after `s` (a tile_mma without
+/// transpose_rhs directly in the same block), or null.
+TileMmaOp firstProductAfter(TileMmaOp s) {
+  for (Operation *op = s->getNextNode(); op; op = op->getNextNode())
+    if (auto m = dyn_cast<TileMmaOp>(op); m && !m.getTransposeRhs())
+      return m;
+  return nullptr;
+}
+
+/// The last product issued after `s` in its block before S's first use
+/// (fmha-overlap-softmax's P V of tile t after S of tile t + 1), or `s`.
+Operation *lastIssuedWith(TileMmaOp s) {
+  Operation *last = s;
+  for (Operation *op = s->getNextNode(); op; op = op->getNextNode()) {
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return v == s.getResult(); }))
+      break;
+    if (isa<TileMmaOp>(op))
+      last = op;
+  }
+  return last;
+}
+
+void pingPong(WarpRolesOp roles, bool holdPv) {
   int64_t n = roles.getConsumers();
   if (n < 2)
     return;
@@ -78,6 +100,10 @@ void pingPong(WarpRolesOp roles) {
   SmallVector<TileMmaOp> scores = scoreProducts(roles);
   if (done || scores.empty())
     return;
+  // The turn from P V of tile t to S of tile t + 1 needs one P V after
+  // each S in its loop's body.
+  if (holdPv && !llvm::all_of(scores, [](TileMmaOp s) { return firstProductAfter(s); }))
+    holdPv = false;
   Value c = roles.getConsumerIndex();
   Location loc = roles.getLoc();
   Block &body = roles.getConsumer().front();
@@ -95,10 +121,26 @@ void pingPong(WarpRolesOp roles) {
   for (TileMmaOp s : scores) {
     b.setInsertionPoint(s);
     Value yes = arith::ConstantIntOp::create(b, s.getLoc(), b.getI1Type(), 1);
-    TurnTakeOp::create(b, s.getLoc(), c, yes);
-    b.setInsertionPointAfter(s);
+    if (holdPv) {
+      // The turn runs from P V of tile t to S of tile t + 1: taken before
+      // the loop and before each P V, passed after each S and after the
+      // loop.
+      auto loop = cast<scf::ForOp>(s->getParentOp());
+      b.setInsertionPoint(loop);
+      Value yesOut = arith::ConstantIntOp::create(b, s.getLoc(), b.getI1Type(), 1);
+      TurnTakeOp::create(b, s.getLoc(), c, yesOut);
+      b.setInsertionPointAfter(loop);
+      TurnPassOp::create(b, s.getLoc(), c, yesOut);
+      b.setInsertionPoint(firstProductAfter(s));
+      TurnTakeOp::create(b, s.getLoc(), c, yes);
+    } else {
+      TurnTakeOp::create(b, s.getLoc(), c, yes);
+    }
+    b.setInsertionPointAfter(holdPv ? s.getOperation() : lastIssuedWith(s));
     TurnPassOp::create(b, s.getLoc(), c, yes);
     if (llvm::any_of(s->getUsers(), llvm::IsaPred<MmaWaitOp>))
+      continue;
+    if (holdPv && getenv("FMHA_PP_SYNC_S"))
       continue;
     auto w = MmaWaitOp::create(b, s.getLoc(), s.getType(), s.getResult());
     s.getResult().replaceAllUsesExcept(w.getResult(), w);
@@ -106,8 +148,15 @@ void pingPong(WarpRolesOp roles) {
 }
 
 struct FmhaPingPongPass : public fmha::impl::FmhaPingPongBase<FmhaPingPongPass> {
+  using Base::Base;
   void runOnOperation() override {
-    getOperation()->walk([](WarpRolesOp roles) { pingPong(roles); });
+    if (turn != "score" && turn != "pv-score") {
+      getOperation()->emitError() << "fmha-ping-pong: turn must be score or pv-score, not '"
+                                  << turn << "'";
+      return signalPassFailure();
+    }
+    bool holdPv = turn == "pv-score";
+    getOperation()->walk([&](WarpRolesOp roles) { pingPong(roles, holdPv); });
   }
 };
 

@@ -92,3 +92,50 @@
 // COUNTS-NOT: fmha.turn_
 // COUNTS-LABEL: func.func @per_consumer_guard
 // COUNTS-NOT: fmha.turn_
+//
+// turn=pv-score: a turn holds P V of tile t through S of tile t + 1 (FA3's
+// schedule for consumers that cannot hold both in flight): each consumer
+// takes a turn before the loop and before each P V, and passes after each
+// S and after the loop, so the tensor cores run one consumer's P V and
+// next S while the other computes its softmax. Per loop a consumer takes
+// 1 + n turns and passes n + 1.
+// RUN: fmha-opt %t.ws.mlir "--fmha-ping-pong=turn=pv-score" | FileCheck %s --check-prefix=PV
+// PV: } consumer(%[[C:.*]]) {
+// PV: fmha.turn_pass consumer(%[[C]]) if(%{{.*}})
+// The pipelined loop: taken before it, ...
+// PV: fmha.turn_take consumer(%[[C]]) if(%[[OUT:.*]])
+// PV-NEXT: scf.for
+// PV: fmha.stage_wait
+// ... passed after S (its wait after the pass), ...
+// PV: %[[S:.*]] = fmha.tile_mma %{{.*}} {transpose_rhs}
+// PV-NEXT: fmha.turn_pass consumer(%[[C]]) if(%[[IN:.*]])
+// PV-NEXT: fmha.mma_wait %[[S]]
+// ... taken again before P V; the stage released inside the turn, ...
+// PV-NOT: fmha.turn_
+// PV: fmha.turn_take consumer(%[[C]]) if(%[[IN]])
+// PV-NEXT: fmha.tile_mma
+// PV-NOT: fmha.turn_
+// PV: fmha.stage_release
+// PV-NEXT: scf.yield
+// ... and passed after the loop.
+// PV-NEXT: }
+// PV-NEXT: fmha.turn_pass consumer(%[[C]]) if(%[[OUT]])
+// The masked tail loop, the same way:
+// PV-NEXT: %{{.*}} = arith.constant true
+// PV-NEXT: fmha.turn_take consumer(%[[C]])
+// PV-NEXT: scf.for
+// PV: fmha.gather_kv
+// PV: fmha.tile_mma %{{.*}} {transpose_rhs}
+// PV-NEXT: fmha.turn_pass
+// PV: fmha.turn_take
+// PV-NEXT: fmha.tile_mma
+// PV: scf.yield
+// PV-NEXT: }
+// PV-NEXT: fmha.turn_pass
+// PV: fmha.store_rows
+// PV: fmha.turn_take consumer(%[[C]]) if(%{{.*}})
+// PV-NEXT: }
+//
+// A turn that is neither is an error naming the rule.
+// RUN: not fmha-opt %t.ws.mlir "--fmha-ping-pong=turn=both" 2>&1 | FileCheck %s --check-prefix=BADTURN
+// BADTURN: fmha-ping-pong: turn must be score or pv-score, not 'both'
