@@ -253,7 +253,6 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
       pm.addPass(createFmhaWarpSpecialize(ws));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
-      // When asked: the consumers issue S in turn (fmha-ping-pong).
       // When asked: each consumer's softmax of tile t + 1 while P V of
       // tile t computes (fmha-overlap-softmax; loops with turns are left
       // alone, so it runs first).
@@ -262,11 +261,10 @@ void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       }
-      if (options.pingPong) {
-        FmhaPingPongOptions pp;
-        pp.turn = options.pingPongTurn;
-        pm.addPass(createFmhaPingPong(pp));
-      }
+      // When asked: the consumers issue S (and what is issued with it) in
+      // turn (fmha-ping-pong).
+      if (options.pingPong)
+        pm.addPass(createFmhaPingPong());
     }
   }
   // AMDGPU, the chip's choice unless asked: K by loads straight into LDS

@@ -68,11 +68,6 @@ inline cl::opt<bool> optPingPong(
              "warpgroups issue S = Q K^T in turn (named barriers), so their "
              "products alternate on the tensor cores (off by default)"),
     cl::init(false), cl::cat(kToolCategory));
-inline cl::opt<std::string> optPingPongTurn(
-    "ping-pong-turn",
-    cl::desc("with --ping-pong: what a turn holds: score (the issue of S "
-             "alone) or pv-score (P V of tile t through S of tile t + 1)"),
-    cl::init("score"), cl::cat(kToolCategory));
 inline cl::opt<int64_t> optKvStages(
     "kv-stages",
     cl::desc("sm_90 / sm_90a with --pipeline: stages of each K/V ring in shared "
@@ -141,7 +136,6 @@ template <typename Options> void applyKernelFlags(Options &o) {
   o.warpSpecialize = optWarpSpecialize;
   o.transposeV = optTransposeV;
   o.pingPong = optPingPong;
-  o.pingPongTurn = optPingPongTurn;
   o.kvStages = optKvStages;
   o.kvUnroll = optKvUnroll;
   if (optLdsLoads != cl::BOU_UNSET)

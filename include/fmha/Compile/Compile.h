@@ -54,9 +54,6 @@ struct CompileOptions {
   bool transposeV = true;
   /// With warpSpecialize: the consumers take turns at S (fmha-ping-pong).
   bool pingPong = false;
-  /// fmha-ping-pong's turn: "score" (S alone) or "pv-score" (P V of tile t
-  /// through S of tile t + 1).
-  std::string pingPongTurn = "score";
   /// With `pipeline`: stages of each K/V ring (at least 2).
   int64_t kvStages = 2;
   /// AMDGPU: the loop of full KV tiles unrolled by this factor

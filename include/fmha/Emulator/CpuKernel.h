@@ -50,7 +50,6 @@ struct CpuKernelOptions {
   bool warpSpecialize = true;
   bool transposeV = true; ///< with warpSpecialize: the producer transposes V
   bool pingPong = false;   ///< with warpSpecialize: fmha-ping-pong
-  std::string pingPongTurn = "score"; ///< fmha-ping-pong's turn
   int64_t kvStages = 2;    ///< with `pipeline`: stages of each K/V ring
   int64_t kvUnroll = -1;   ///< AMDGPU: fmha-unroll-kv-loop's factor (-1: auto)
   /// AMDGPU: K (and on gfx950 V) by loads straight into LDS; unset: the

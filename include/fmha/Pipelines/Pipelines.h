@@ -253,8 +253,6 @@ struct LaneKernelOptions {
   bool transposeV = true;
   /// With warpSpecialize: fmha-ping-pong (the consumers take turns at S).
   bool pingPong = false;
-  /// fmha-ping-pong's turn: "score" or "pv-score".
-  std::string pingPongTurn = "score";
   /// With warpSpecialize and transposeV: the per-key descales staged by
   /// the producer (fmha-warp-specialize stage-descales); unset: the chip's
   /// choice (sm_90a: pages of at most kStageDescalesMaxPage keys).
@@ -304,7 +302,6 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.warpSpecialize = o.warpSpecialize;
   l.transposeV = o.transposeV;
   l.pingPong = o.pingPong;
-  l.pingPongTurn = o.pingPongTurn;
   l.stageDescales = o.stageDescales;
   l.kvStages = o.kvStages;
   l.kvUnroll = o.kvUnroll;

@@ -67,15 +67,6 @@ SmallVector<TileMmaOp> scoreProducts(WarpRolesOp roles) {
   return scores;
 }
 
-/// The loop body's first P V product after `s` (a tile_mma without
-/// transpose_rhs directly in the same block), or null.
-TileMmaOp firstProductAfter(TileMmaOp s) {
-  for (Operation *op = s->getNextNode(); op; op = op->getNextNode())
-    if (auto m = dyn_cast<TileMmaOp>(op); m && !m.getTransposeRhs())
-      return m;
-  return nullptr;
-}
-
 /// The last product issued after `s` in its block before S's first use
 /// (fmha-overlap-softmax's P V of tile t after S of tile t + 1), or `s`.
 Operation *lastIssuedWith(TileMmaOp s) {
@@ -89,7 +80,7 @@ Operation *lastIssuedWith(TileMmaOp s) {
   return last;
 }
 
-void pingPong(WarpRolesOp roles, bool holdPv) {
+void pingPong(WarpRolesOp roles) {
   int64_t n = roles.getConsumers();
   if (n < 2)
     return;
@@ -100,10 +91,6 @@ void pingPong(WarpRolesOp roles, bool holdPv) {
   SmallVector<TileMmaOp> scores = scoreProducts(roles);
   if (done || scores.empty())
     return;
-  // The turn from P V of tile t to S of tile t + 1 needs one P V after
-  // each S in its loop's body.
-  if (holdPv && !llvm::all_of(scores, [](TileMmaOp s) { return firstProductAfter(s); }))
-    holdPv = false;
   Value c = roles.getConsumerIndex();
   Location loc = roles.getLoc();
   Block &body = roles.getConsumer().front();
@@ -121,26 +108,12 @@ void pingPong(WarpRolesOp roles, bool holdPv) {
   for (TileMmaOp s : scores) {
     b.setInsertionPoint(s);
     Value yes = arith::ConstantIntOp::create(b, s.getLoc(), b.getI1Type(), 1);
-    if (holdPv) {
-      // The turn runs from P V of tile t to S of tile t + 1: taken before
-      // the loop and before each P V, passed after each S and after the
-      // loop.
-      auto loop = cast<scf::ForOp>(s->getParentOp());
-      b.setInsertionPoint(loop);
-      Value yesOut = arith::ConstantIntOp::create(b, s.getLoc(), b.getI1Type(), 1);
-      TurnTakeOp::create(b, s.getLoc(), c, yesOut);
-      b.setInsertionPointAfter(loop);
-      TurnPassOp::create(b, s.getLoc(), c, yesOut);
-      b.setInsertionPoint(firstProductAfter(s));
-      TurnTakeOp::create(b, s.getLoc(), c, yes);
-    } else {
-      TurnTakeOp::create(b, s.getLoc(), c, yes);
-    }
-    b.setInsertionPointAfter(holdPv ? s.getOperation() : lastIssuedWith(s));
+    TurnTakeOp::create(b, s.getLoc(), c, yes);
+    // The turn also holds the products issued with S before S's first use
+    // (fmha-overlap-softmax's P V of the tile before).
+    b.setInsertionPointAfter(lastIssuedWith(s));
     TurnPassOp::create(b, s.getLoc(), c, yes);
     if (llvm::any_of(s->getUsers(), llvm::IsaPred<MmaWaitOp>))
-      continue;
-    if (holdPv && getenv("FMHA_PP_SYNC_S"))
       continue;
     auto w = MmaWaitOp::create(b, s.getLoc(), s.getType(), s.getResult());
     s.getResult().replaceAllUsesExcept(w.getResult(), w);
@@ -148,15 +121,8 @@ void pingPong(WarpRolesOp roles, bool holdPv) {
 }
 
 struct FmhaPingPongPass : public fmha::impl::FmhaPingPongBase<FmhaPingPongPass> {
-  using Base::Base;
   void runOnOperation() override {
-    if (turn != "score" && turn != "pv-score") {
-      getOperation()->emitError() << "fmha-ping-pong: turn must be score or pv-score, not '"
-                                  << turn << "'";
-      return signalPassFailure();
-    }
-    bool holdPv = turn == "pv-score";
-    getOperation()->walk([&](WarpRolesOp roles) { pingPong(roles, holdPv); });
+    getOperation()->walk([](WarpRolesOp roles) { pingPong(roles); });
   }
 };
 

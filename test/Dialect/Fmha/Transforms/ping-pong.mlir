@@ -93,49 +93,31 @@
 // COUNTS-LABEL: func.func @per_consumer_guard
 // COUNTS-NOT: fmha.turn_
 //
-// turn=pv-score: a turn holds P V of tile t through S of tile t + 1 (FA3's
-// schedule for consumers that cannot hold both in flight): each consumer
-// takes a turn before the loop and before each P V, and passes after each
-// S and after the loop, so the tensor cores run one consumer's P V and
-// next S while the other computes its softmax. Per loop a consumer takes
-// 1 + n turns and passes n + 1.
-// RUN: fmha-opt %t.ws.mlir "--fmha-ping-pong=turn=pv-score" | FileCheck %s --check-prefix=PV
-// PV: } consumer(%[[C:.*]]) {
-// PV: fmha.turn_pass consumer(%[[C]]) if(%{{.*}})
-// The pipelined loop: taken before it, ...
-// PV: fmha.turn_take consumer(%[[C]]) if(%[[OUT:.*]])
-// PV-NEXT: scf.for
-// PV: fmha.stage_wait
-// ... passed after S (its wait after the pass), ...
-// PV: %[[S:.*]] = fmha.tile_mma %{{.*}} {transpose_rhs}
-// PV-NEXT: fmha.turn_pass consumer(%[[C]]) if(%[[IN:.*]])
-// PV-NEXT: fmha.mma_wait %[[S]]
-// ... taken again before P V; the stage released inside the turn, ...
-// PV-NOT: fmha.turn_
-// PV: fmha.turn_take consumer(%[[C]]) if(%[[IN]])
-// PV-NEXT: fmha.tile_mma
-// PV-NOT: fmha.turn_
-// PV: fmha.stage_release
-// PV-NEXT: scf.yield
-// ... and passed after the loop.
-// PV-NEXT: }
-// PV-NEXT: fmha.turn_pass consumer(%[[C]]) if(%[[OUT]])
-// The masked tail loop, the same way:
-// PV-NEXT: %{{.*}} = arith.constant true
-// PV-NEXT: fmha.turn_take consumer(%[[C]])
-// PV-NEXT: scf.for
-// PV: fmha.gather_kv
-// PV: fmha.tile_mma %{{.*}} {transpose_rhs}
-// PV-NEXT: fmha.turn_pass
-// PV: fmha.turn_take
-// PV-NEXT: fmha.tile_mma
-// PV: scf.yield
-// PV-NEXT: }
-// PV-NEXT: fmha.turn_pass
-// PV: fmha.store_rows
-// PV: fmha.turn_take consumer(%[[C]]) if(%{{.*}})
-// PV-NEXT: }
-//
-// A turn that is neither is an error naming the rule.
-// RUN: not fmha-opt %t.ws.mlir "--fmha-ping-pong=turn=both" 2>&1 | FileCheck %s --check-prefix=BADTURN
-// BADTURN: fmha-ping-pong: turn must be score or pv-score, not 'both'
+// After fmha-overlap-softmax (the pipeline runs it first: it leaves loops
+// with turns alone), a turn also holds the products issued with S before
+// S's first use: in the overlapped loop S of tile j + 1 and P V of tile j
+// are issued in one turn (FA3's schedule), the waits after the pass.
+// RUN: fmha-opt %t.ws.mlir --fmha-overlap-softmax --canonicalize --cse --fmha-ping-pong \
+// RUN:   | FileCheck %s --check-prefix=WITHPV
+// WITHPV: consumer(
+// The first tile's loop: S alone in its turn.
+// WITHPV: scf.for
+// WITHPV: fmha.turn_take
+// WITHPV-NEXT: %[[S0:.*]] = fmha.tile_mma %{{.*}} {transpose_rhs}
+// WITHPV-NEXT: fmha.turn_pass
+// WITHPV: fmha.mma_wait %[[S0]]
+// The overlapped loop: take, S(j + 1), P V(j), pass, then both waits.
+// WITHPV: scf.for
+// WITHPV: fmha.turn_take
+// WITHPV-NEXT: %[[S1:.*]] = fmha.tile_mma %{{.*}} {transpose_rhs}
+// WITHPV-NOT: fmha.turn_
+// WITHPV-NOT: fmha.mma_wait
+// WITHPV: %[[PV:.*]] = fmha.tile_mma
+// WITHPV-NEXT: fmha.turn_pass
+// WITHPV: fmha.mma_wait %[[S1]]
+// WITHPV: fmha.mma_wait %[[PV]]
+// WITHPV: fmha.stage_release
+// The last tile's loop issues only P V: no turn.
+// WITHPV: scf.for
+// WITHPV-NOT: fmha.turn_
+// WITHPV: fmha.stage_release

@@ -538,12 +538,6 @@ def FmhaPingPong : Pass<"fmha-ping-pong"> {
     %sw = fmha.mma_wait %s : ...
     ```
   }];
-  let options = [
-    Option<"turn", "turn", "std::string", /*default=*/"\"score\"",
-           "What a turn holds: score (the issue of S alone) or pv-score (P V "
-           "of tile t through S of tile t + 1: taken before the loop and "
-           "before each P V, passed after each S and after the loop)">
-  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
