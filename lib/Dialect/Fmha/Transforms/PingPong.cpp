@@ -69,10 +69,12 @@ SmallVector<TileMmaOp> scoreProducts(WarpRolesOp roles) {
 
 /// The last product issued after `s` in its block before S's first use
 /// (fmha-overlap-softmax's P V of tile t after S of tile t + 1), or `s`.
+/// The scan stops at an op with regions too (a use of S may be inside).
 Operation *lastIssuedWith(TileMmaOp s) {
   Operation *last = s;
   for (Operation *op = s->getNextNode(); op; op = op->getNextNode()) {
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return v == s.getResult(); }))
+    if (op->getNumRegions() ||
+        llvm::any_of(op->getOperands(), [&](Value v) { return v == s.getResult(); }))
       break;
     if (isa<TileMmaOp>(op))
       last = op;
