@@ -518,10 +518,10 @@ def FmhaPingPong : Pass<"fmha-ping-pong"> {
     the loop's body) is issued in turn (FA3's ping-pong of warpgroups):
     an `fmha.turn_take` before it, an `fmha.turn_pass` after it (after
     the last product issued after it before S's first use: the P V that
-    fmha-overlap-softmax issues with S, so the pipeline runs this pass after
-    that one), and the product waited for by an `fmha.mma_wait` after the
-    pass (one it already has stays). Consumer c + 1 then issues its S after consumer
-    c's, so the two consumers' softmaxes do not start together and their
+    fmha-overlap-softmax issues with S, so the pipeline runs this pass
+    after that one), and the product waited for by an `fmha.mma_wait`
+    after the pass (one it already has stays). Consumer c + 1 then issues
+    its S after consumer c's, so the two consumers' softmaxes do not start together and their
     products do not meet on the tensor cores. The consumer region starts
     with the last consumer's pass (consumer 0 has the first turn) and ends
     with consumer 0's take of the last pass.
