@@ -388,6 +388,39 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
         lc.inflightMmas[op.getResult()] = std::move(m);
         return done();
       }
+      // A wide o on the scalar-vd route (Dv >= 256: one chain from zero
+      // would hold Dv / 2 accumulators a lane beside o's Dv / 2): P V in
+      // column pieces of kPvColumnPiece, kPvColumnPiecesInFlight of them in
+      // flight, each added to o once it lands and the next one started in
+      // its registers (TargetInfo::pvInColumnPieces).
+      int64_t n = kv.ldsRows;
+      if (kscale.empty() && g == steps && g <= promote && eb == 1 &&
+          ti.pvInColumnPieces(n)) {
+        constexpr int64_t kPvColumnPiece = 64, kPvColumnPiecesInFlight = 2;
+        int64_t np = n / kPvColumnPiece, per = out.parts.size() / np;
+        int64_t k = std::min(np, kPvColumnPiecesInFlight);
+        SmallVector<Value> flying;
+        auto start = [&](int64_t q) {
+          ++lc.mmaGroupsCommitted;
+          flying.push_back(ti.warpgroupMmaChainsStart(
+              b, b.getLoc(), {wgPiece(Value(), 0, steps, pOf, q * kPvColumnPiece)}, aElem,
+              kvElem, ldsBase, kPvColumnPiece, kv.ldsCols)[0]);
+        };
+        for (int64_t q = 0; q < k; ++q)
+          start(q);
+        for (int64_t q = 0; q < np; ++q) {
+          // The pieces started after q stay in flight.
+          Value landed = ti.warpgroupMmaWait(b, b.getLoc(), {flying[q]},
+                                             /*pending=*/std::min(np, q + k) - (q + 1))[0];
+          SmallVector<Value> c0 = lc.splitAcc(b, landed);
+          for (int64_t i = 0; i < per; ++i)
+            out.parts[q * per + i] = arith::AddFOp::create(
+                b, out.parts[q * per + i], c0[i], arith::FastMathFlags::contract);
+          if (q + k < np)
+            start(q + k);
+        }
+        return done();
+      }
       for (int64_t g0 = 0; g0 < steps; g0 += g) {
         SmallVector<Value> c0 = lc.splitAcc(b, wgChain(Value(), g0, g0 + g, pOf));
         Value scale = scaleOf(g0);

@@ -187,6 +187,9 @@ public:
   }
 
   bool scoreInHalves() const override { return info.warpgroupMma; }
+  bool pvInColumnPieces(int64_t n) const override {
+    return info.warpgroupMma && n >= 256 && n % 64 == 0;
+  }
   SmallVector<Value> warpgroupMmaWait(OpBuilder &b, Location loc,
                                       ArrayRef<Value> inFlight,
                                       int64_t pending) const override {

@@ -259,6 +259,11 @@ public:
   /// whole-N pieces held N (MmaPatterns.cpp). The sums per element are the
   /// same.
   virtual bool scoreInHalves() const { return false; }
+  /// An fp8 P V of one chain from zero on the scalar-vd route whose o is
+  /// `n` columns wide is issued in column pieces (a few in flight, each
+  /// added to o as it lands), so that o and one full-width chain are never
+  /// live together (D 256 on sm_90a: 128 + 128 accumulators a lane).
+  virtual bool pvInColumnPieces(int64_t n) const { return false; }
 
   //===--- elementwise ----------------------------------------------------===//
 
