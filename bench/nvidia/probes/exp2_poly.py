@@ -7,7 +7,10 @@ j = round(x) by the 1.5 x 2^23 add, f = x - j in [-0.5, 0.5], 2^f by a
 degree-3 polynomial (relative error 7.5e-5 over f32; fitted for relative
 error), 2^j added to its exponent bits. Nine instructions for one MUFU.
   exp2_poly.py SRC DST K N"""
-import os, re, shutil, sys
+import re
+import sys
+
+from ptx_folder import edit_folder
 
 src, dst, k, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 POLY = ("0f3D61FBB0", "0f3E786F0E", "0f3F31798D", "0f3F7FFB49")
@@ -28,12 +31,7 @@ def emulate(m):
             "\t}")
 
 
-os.makedirs(dst, exist_ok=True)
-for name in os.listdir(src):
-    p = os.path.join(src, name)
-    if not name.endswith(".ptx"):
-        shutil.copy(p, dst)
-        continue
+def edit(t):
     count = [0]
 
     def sub(m):
@@ -41,5 +39,7 @@ for name in os.listdir(src):
         count[0] += 1
         return emulate(m) if i % n >= n - k else m.group(0)
 
-    t = re.sub(r"ex2\.approx\.ftz\.f32 (%r\d+), (%r\d+);", sub, open(p).read())
-    open(os.path.join(dst, name), "w").write(t)
+    return re.sub(r"ex2\.approx\.ftz\.f32 (%r\d+), (%r\d+);", sub, t)
+
+
+edit_folder(src, dst, edit)

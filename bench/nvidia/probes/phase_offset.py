@@ -5,23 +5,24 @@ after its setmaxnreg.inc, before its first tile. Tests whether an initial
 phase offset between the two consumers persists and changes the tile pair's
 time (bench/NOTES.md, twenty-first session).
   phase_offset.py SRC DST NS"""
-import os, re, shutil, sys
+import re
+import sys
+
+from ptx_folder import edit_folder
 
 src, dst, ns = sys.argv[1], sys.argv[2], int(sys.argv[3])
-os.makedirs(dst, exist_ok=True)
-for f in os.listdir(src):
-    p = os.path.join(src, f)
-    if not f.endswith(".ptx"):
-        shutil.copy(p, dst)
-        continue
-    t = open(p).read()
+
+
+def edit(t):
     inc = "setmaxnreg.inc.sync.aligned.u32 \t232;\n"
-    assert t.count(inc) == 1, f
+    assert t.count(inc) == 1
     # The warpgroup index register: `shfl.sync.idx.b32 %rN, %rM, 0, 31, -1`
     # of tid.x >> 7, tested against 0 just before the role branch.
     m = re.search(r"shr\.u32 \t(%r\d+), %r1, 7;\n\tshfl\.sync\.idx\.b32 \t(%r\d+), \1, 0, 31, -1;", t)
-    assert m, f
+    assert m
     wg = m.group(2)
     t = t.replace(".reg .pred \t%p<", ".reg .pred \t%pOFS;\n\t.reg .pred \t%p<", 1)
-    t = t.replace(inc, inc + f"\tsetp.eq.b32 \t%pOFS, {wg}, 2;\n\t@%pOFS nanosleep.u32 \t{ns};\n", 1)
-    open(os.path.join(dst, f), "w").write(t)
+    return t.replace(inc, inc + f"\tsetp.eq.b32 \t%pOFS, {wg}, 2;\n\t@%pOFS nanosleep.u32 \t{ns};\n", 1)
+
+
+edit_folder(src, dst, edit)
