@@ -228,8 +228,10 @@ def regime(chip, page, quant="kv_blockscale", soft_cap=False, window=False):
     if chip in AMDGPU and not soft_cap and (
             window or not (fits and bn <= 2 * page and page == k)):
         r["vd_route"] = "exp2_bias"
-    # sm_90a at page 1 (2026-12-07, fifteenth session: timed faster there).
-    if chip == "sm_90a" and not soft_cap and page == 1:
+    # sm_90a at pages of at most 8 keys: page 1 since the fifteenth session
+    # (timed faster there), 2-8 since the twenty-first (scaled_p missed the
+    # spread-data row bar at page 8).
+    if chip == "sm_90a" and not soft_cap and page <= 8:
         r["vd_route"] = "exp2_bias"
     if fits:
         group = min(steps, page // k)

@@ -104,15 +104,22 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
 /// cycles an iteration against 1030 (eighteenth session, bench/NOTES.md).
 /// NVIDIA keeps its routes (sm_90a timed exp2_bias 5-11 % slower than
 /// scaled_p at page 16, 1-4 % slower at pages 16 and 48 on an H100 in
-/// 2026-12-07), except sm_90a at page 1: exp2_bias 1.4-6.0 % faster at
-/// all 10 points timed (H100, bench/NOTES.md, fifteenth session).
+/// 2026-12-07), except sm_90a at pages of at most kExp2BiasMaxPageWgmma
+/// keys: at page 1 exp2_bias was 1.4-6.0 % faster at all 10 points timed
+/// (H100, bench/NOTES.md, fifteenth session); at page 8 scaled_p misses
+/// the spread-data row bar (D 64: 0.0711 and 0.0782 against 0.07, where
+/// exp2_bias gives 0.0384 and 0.0266; a tile holds 16 pages, whose vd /
+/// r down to 2^-12 lose P's low bits in the wgmma's 14-bit sums), and
+/// costs 0.3 % without a mask and 5 % causal (twenty-first session).
+constexpr int64_t kExp2BiasMaxPageWgmma = 8;
+
 bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
   const ChipInfo *chip = findChip(cfg.getChip());
   if (!chip || op.getSoftCap() || op.getRuntimeSoftCap())
     return false;
   int64_t page = static_cast<int64_t>(op.getPageSize());
   if (chip->vendor != ChipVendor::AMDGPU)
-    return chip->warpgroupMma && page == 1;
+    return chip->warpgroupMma && page <= kExp2BiasMaxPageWgmma;
   bool twoOneStepPages = cfg.getKStep() > 0 && pageGroupsFit(op, cfg) &&
                          cfg.getBlockN() <= 2 * page && page == cfg.getKStep();
   return !twoOneStepPages || op.getMask().isWindow();
