@@ -47,6 +47,15 @@ CHIPS = {
 }
 
 
+def block_n(chip, quant="kv_blockscale", mask="causal", dim=64):
+    """SelectConfig.cpp selectConfig: the chip's block_n, except sm_90a with
+    an fp8 cache (quant other than none), D and Dv of at most 64 and no
+    mask: 256 (kWgmmaWideBlockN, twenty-second session)."""
+    if chip == "sm_90a" and quant != "none" and mask == "none" and dim <= 64:
+        return 256
+    return CHIPS[chip]["block_n"]
+
+
 def k_step(chip, page, quant, soft_cap=False):
     """SelectConfig.cpp selectConfig: gfx950 takes its K=16 MFMA for
     kv_blockscale pages smaller than the tile and not a multiple of 64 only
@@ -178,9 +187,10 @@ def page_group_fault(chip, page, k, bn):
 AMDGPU = ("gfx942", "gfx950")
 
 
-def regime(chip, page, quant="kv_blockscale", soft_cap=False, window=False):
+def regime(chip, page, quant="kv_blockscale", soft_cap=False, window=False, bn=None):
+    """`bn`: the tile's block_n where it is not the chip's (block_n())."""
     c = CHIPS[chip]
-    bn, k = c["block_n"], k_step(chip, page, quant, soft_cap)
+    bn, k = bn or c["block_n"], k_step(chip, page, quant, soft_cap)
     steps = bn // k
     r = dict(chip=chip, page=page, quant=quant, block_m=c["block_m"], block_n=bn,
              k_step=k, wave=c["wave"])
@@ -228,10 +238,11 @@ def regime(chip, page, quant="kv_blockscale", soft_cap=False, window=False):
     if chip in AMDGPU and not soft_cap and (
             window or not (fits and bn <= 2 * page and page == k)):
         r["vd_route"] = "exp2_bias"
-    # sm_90a at pages of at most 8 keys: page 1 since the fifteenth session
-    # (timed faster there), 2-8 since the twenty-first (scaled_p missed the
-    # spread-data row bar at page 8).
-    if chip == "sm_90a" and not soft_cap and page <= 8:
+    # sm_90a where a tile holds 16 pages or more (block_n 128: pages of at
+    # most 8 keys): page 1 since the fifteenth session (timed faster there),
+    # 2-8 since the twenty-first (scaled_p missed the spread-data row bar at
+    # page 8), page 16 of a 256-key tile since the twenty-second (the same).
+    if chip == "sm_90a" and not soft_cap and bn >= 16 * page:
         r["vd_route"] = "exp2_bias"
     if fits:
         group = min(steps, page // k)

@@ -78,6 +78,7 @@ static Result compileIn(MLIRContext &ctx, const Request &request,
   options.tma = target.tma;
   options.vdRoute = target.vdRoute;
   options.warps = target.warps;
+  options.blockN = target.blockN;
   switch (target.format) {
   case Format::Binary: options.emit = "bin"; break;
   case Format::Assembly: options.emit = "isa"; break;

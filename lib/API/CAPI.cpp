@@ -248,7 +248,8 @@ template <typename Options> std::string readOptions(const char *text, Options &o
   static constexpr const char *kKeys[] = {
       "folds", "peel", "pipeline", "warp_specialize", "transpose_v", "ping_pong",
       "stage_descales",
-      "kv_stages", "kv_unroll", "lds_loads", "lds_swizzle", "tma", "vd_route", "warps"};
+      "kv_stages", "kv_unroll", "lds_loads", "lds_swizzle", "tma", "vd_route", "warps",
+      "block_n"};
   for (const auto &kv : *obj)
     if (!llvm::is_contained(kKeys, llvm::StringRef(kv.first)))
       return "invalid options: unknown key \"" + kv.first.str() + "\"";
@@ -262,7 +263,8 @@ template <typename Options> std::string readOptions(const char *text, Options &o
       return e;
   for (auto [key, field] : {std::pair<const char *, int64_t *>{"kv_stages", &o.kvStages},
                             {"kv_unroll", &o.kvUnroll},
-                            {"warps", &o.warps}})
+                            {"warps", &o.warps},
+                            {"block_n", &o.blockN}})
     if (std::string e = count(key, *field); !e.empty())
       return e;
   // true, false or null (the chip's choice).

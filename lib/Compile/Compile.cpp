@@ -266,7 +266,8 @@ FailureOr<CompileResult> mlir::fmha::compileRequest(MLIRContext &ctx,
   bool &bad = badInput ? *badInput : scratch;
   bad = true;
   Location loc = NameLoc::get(StringAttr::get(&ctx, "request"));
-  if (std::string e = loweringCountsError(opt.kvStages, opt.kvUnroll, opt.warps); !e.empty())
+  if (std::string e = loweringCountsError(opt.kvStages, opt.kvUnroll, opt.warps,
+                                              opt.blockN); !e.empty())
     return emitError(loc) << e, failure();
   const ChipInfo *chip = lookupChip(opt.chip);
   if (!chip || !chip->isGPU())

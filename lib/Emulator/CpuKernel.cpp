@@ -157,7 +157,8 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   impl->lanes = opt.target != "host";
   const std::string &t = opt.target;
   code = 2;
-  if (std::string e = loweringCountsError(opt.kvStages, opt.kvUnroll, opt.warps); !e.empty()) {
+  if (std::string e = loweringCountsError(opt.kvStages, opt.kvUnroll, opt.warps,
+                                              opt.blockN); !e.empty()) {
     error = e;
     return nullptr;
   }
@@ -200,6 +201,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
     return nullptr;
   }
   s.warps = opt.warps;
+  s.blockN = opt.blockN;
   cfgPm.addPass(createFmhaSelectConfig(s));
   if (failed(cfgPm.run(*module))) {
     error = "invalid request: " + diag;

@@ -29,11 +29,13 @@ using namespace mlir::fmha;
 
 void fmha::buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                                    bool folds, bool perTokenPrefetch,
-                                   bool peel, StringRef vdRoute, int64_t warps) {
+                                   bool peel, StringRef vdRoute, int64_t warps,
+                                   int64_t blockN) {
   FmhaSelectConfigOptions select;
   select.chip = chip.str();
   select.vdRoute = vdRoute.str();
   select.warps = warps;
+  select.blockN = blockN;
   pm.addPass(createFmhaSelectConfig(select));
   pm.addPass(createFmhaTile());
   if (folds) {
@@ -104,6 +106,7 @@ LaneKernelOptions laneKernelOptions(const GPUPipelineOptions &options) {
   if (options.ldsSwizzle != llvm::cl::BOU_UNSET)
     o.ldsSwizzle = options.ldsSwizzle == llvm::cl::BOU_TRUE;
   o.warps = options.warps;
+  o.blockN = options.blockN;
   if (options.tma != llvm::cl::BOU_UNSET)
     o.tma = options.tma == llvm::cl::BOU_TRUE;
   return o;
@@ -212,7 +215,8 @@ void fmha::buildFmhaToHostPipeline(OpPassManager &pm,
 void fmha::buildFmhaToLaneKernelPipeline(OpPassManager &pm, StringRef chip,
                                          const LaneKernelOptions &options) {
   buildFmhaTilingPipeline(pm, chip, options.folds, /*perTokenPrefetch=*/false,
-                          options.peel, options.vdRoute, options.warps);
+                          options.peel, options.vdRoute, options.warps,
+                          options.blockN);
   // The soft cap's tanh as exp2 and arith: no device library on a GPU.
   pm.addPass(fmha::createExpandTanhPass());
   pm.addPass(createCanonicalizerPass());
@@ -398,12 +402,15 @@ void fmha::registerFmhaPipelines() {
 }
 
 std::string mlir::fmha::loweringCountsError(int64_t kvStages, int64_t kvUnroll,
-                                            int64_t warps) {
+                                            int64_t warps, int64_t blockN) {
   if (kvStages < 2 || kvStages > 8)
     return "kv stages must be 2 to 8, not " + std::to_string(kvStages);
   if (kvUnroll != -1 && (kvUnroll < 1 || kvUnroll > 8))
     return "kv unroll must be -1 (auto) or 1 to 8, not " + std::to_string(kvUnroll);
   if (warps < 0 || warps > 16)
     return "warps must be 0 (the chip's) to 16, not " + std::to_string(warps);
+  if (blockN < 0 || blockN > kMaxBlockN)
+    return "block_n must be 0 (the chip's) to " + std::to_string(kMaxBlockN) +
+           ", not " + std::to_string(blockN);
   return "";
 }

@@ -125,7 +125,7 @@ def options_json(options):
     """The lowering options (a dict, or None for the compiler's choices) as
     the C interface takes them (fmha_compile_options): keys folds, peel,
     pipeline, warp_specialize, transpose_v, ping_pong (bool), kv_stages,
-    kv_unroll, warps (int), lds_loads, lds_swizzle, stage_descales, tma (bool
+    kv_unroll, warps, block_n (int), lds_loads, lds_swizzle, stage_descales, tma (bool
     or None: the chip's choice),
     vd_route (str). Keys set to None are left out (the compiler's choice),
     and no options at all is None, so that a kernel has one cache key."""

@@ -57,16 +57,20 @@ class CompileTest(unittest.TestCase):
                             "--kv-len", "1500,64", "--page-size", "16", "--q-dtype", "f8E4M3FNUZ",
                             "--kv-dtype", "f8E4M3FNUZ", "--lse", "--lds-loads",
                             "--lds-swizzle=false",
-                            "--warps", "8", "--vd-route", "exp2_bias", "--emit", "isa",
+                            "--warps", "8", "--vd-route", "exp2_bias", "--block-n", "64",
+                            "--emit", "isa",
                             "-o", os.path.join(d, "k")], check=True)
             with open(os.path.join(d, "k.s"), "rb") as f:
                 isa = f.read()
-        options = {"lds_loads": True, "warps": 8, "vd_route": "exp2_bias", "lds_swizzle": False}
+        options = {"lds_loads": True, "warps": 8, "vd_route": "exp2_bias", "lds_swizzle": False,
+                   "block_n": 64}
         k = fmha_mlir.compile(req, chip="gfx942", format="isa", options=options)
         self.assertEqual(k.binary, isa)
         self.assertNotEqual(fmha_mlir.compile(req, chip="gfx942", format="isa").binary, isa)
-        # lds_swizzle reaches the kernel: with the chip's choice (chunk-major
-        # V^T) the code object differs.
+        # lds_swizzle and block_n reach the kernel: with the chip's choice
+        # (chunk-major V^T; a 128-key tile) the code object differs.
+        self.assertNotEqual(fmha_mlir.compile(req, chip="gfx942", format="isa",
+                                              options=dict(options, block_n=None)).binary, isa)
         self.assertNotEqual(fmha_mlir.compile(req, chip="gfx942", format="isa",
                                               options=dict(options, lds_swizzle=None)).binary, isa)
         with self.assertRaisesRegex(NotImplementedError, 'unknown key "lds"'):
@@ -78,7 +82,7 @@ class CompileTest(unittest.TestCase):
         # The same choices again, in another order or with a key left to
         # the compiler (None), and no options as {}: no compile.
         cache.get(req, "gfx942", "isa", {"vd_route": "exp2_bias", "warps": 8, "lds_loads": True,
-                                         "lds_swizzle": False})
+                                         "block_n": 64, "lds_swizzle": False})
         cache.get(req, "gfx942", "isa", dict(options, kv_unroll=None))
         cache.get(req, "gfx942", "isa", {})
         self.assertEqual(cache.compiles, 2)

@@ -118,6 +118,12 @@ inline cl::opt<int64_t> optWarps(
              "default: the chip's 4; 8: block_m 256, where two waves a SIMD "
              "fit, D <= 128)"),
     cl::init(0), cl::cat(kToolCategory));
+inline cl::opt<int64_t> optBlockN(
+    "block-n",
+    cl::desc("KV tokens a KV-loop iteration takes instead of the chip's "
+             "(0, the default: the chip's; fmha-select-config block-n); "
+             "checked like a stated config"),
+    cl::init(0), cl::cat(kToolCategory));
 inline cl::opt<std::string> optVdRoute(
     "vd-route",
     cl::desc("the V-descale route to state instead of the compiler's choice: "
@@ -144,6 +150,7 @@ template <typename Options> void applyKernelFlags(Options &o) {
     o.ldsSwizzle = optLdsSwizzle == cl::BOU_TRUE;
   o.vdRoute = optVdRoute;
   o.warps = optWarps;
+  o.blockN = optBlockN;
   if (optStageDescales != cl::BOU_UNSET)
     o.stageDescales = optStageDescales == cl::BOU_TRUE;
   if (optTma != cl::BOU_UNSET)

@@ -60,7 +60,6 @@ static cl::opt<std::string> optTarget(
     cl::init("host"), cl::cat(kToolCategory));
 static cl::opt<bool> optJson("json", cl::desc("print one JSON object"), cl::init(false), cl::cat(kToolCategory));
 static cl::opt<int64_t> optBlockM("block-m", cl::desc("override the config's BlockM (0: keep)"), cl::init(0), cl::cat(kToolCategory));
-static cl::opt<int64_t> optBlockN("block-n", cl::desc("override the config's BlockN (0: keep)"), cl::init(0), cl::cat(kToolCategory));
 static cl::opt<int64_t> optShift("shift", cl::desc("override the config's exp2 SHIFT (-1: keep; 0: P cast unshifted)"), cl::init(-1), cl::cat(kToolCategory));
 static cl::opt<bool> optLdsLoadsAtIssue("lds-loads-land-at-issue", cl::desc("test hook (lane targets): a load into LDS lands when issued, not at its wave's wait for it (finds a load started before the barrier that follows another wave's reads of its bytes)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
 static cl::opt<bool> optWavesInTurn("waves-in-turn", cl::desc("test hook (lane targets): one wave at a time, each running to its next barrier before the next moves (finds LDS written while another wave still reads it)"), cl::init(false), cl::Hidden, cl::cat(kToolCategory));
@@ -424,7 +423,6 @@ int main(int argc, char **argv) {
   applyKernelFlags(kopt);
   kopt.optLevel = optOptLevel;
   kopt.blockM = optBlockM;
-  kopt.blockN = optBlockN;
   kopt.shift = optShift;
   std::string err;
   int code = 0;

@@ -316,7 +316,21 @@ TEST(CAPI, LoweringOptionsReachTheKernel) {
   std::string mlir;
   ASSERT_EQ(compileWith(R"({"vd_route": "exp2_bias"})", "mlir", mlir, manifest, msg), 0) << msg;
   EXPECT_NE(mlir.find("vd_route = exp2_bias"), std::string::npos);
+  // block_n: the chip's 128, or the stated tile.
+  EXPECT_NE(mlir.find("block_n = 128"), std::string::npos);
+  ASSERT_EQ(compileWith(R"({"block_n": 64})", "mlir", mlir, manifest, msg), 0) << msg;
+  EXPECT_NE(mlir.find("block_n = 64,"), std::string::npos);
+  ASSERT_EQ(compileWith(R"({"block_n": 64})", "bin", isa, manifest, msg), 0) << msg;
+  EXPECT_NE(manifest.find("\"block_n\": 64"), std::string::npos) << manifest;
   // Refused, by name.
+  EXPECT_EQ(compileWith(R"({"block_n": 96})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("does not split into 16-byte chunks"), std::string::npos) << msg;
+  EXPECT_EQ(compileWith(R"({"block_n": 4096})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("block_n must be 0 (the chip's) to 1024, not 4096"), std::string::npos)
+      << msg;
+  EXPECT_EQ(compileWith(R"({"block_n": 48})", "mlir", mlir, manifest, msg), 2);
+  EXPECT_NE(msg.find("block_n = 48 must be a multiple of mma_n = 32"), std::string::npos)
+      << msg;
   EXPECT_EQ(compileWith(R"({"lds_load": true})", "mlir", mlir, manifest, msg), 2);
   EXPECT_NE(msg.find("unknown key \"lds_load\""), std::string::npos) << msg;
   EXPECT_EQ(compileWith(R"({"warps": "8"})", "mlir", mlir, manifest, msg), 2);

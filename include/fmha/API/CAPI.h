@@ -39,8 +39,8 @@ int fmha_compile(const char *request_json, const char *chip,
 /** fmha_compile with the lowering's choices in `options_json` (null or ""
  *  for the compiler's): a JSON object of any of
  *    "folds", "peel", "pipeline", "warp_specialize", "transpose_v",
- *    "ping_pong" (true | false), "kv_stages", "kv_unroll", "warps"
- *    (integers), "lds_loads", "lds_swizzle", "stage_descales", "tma" (true |
+ *    "ping_pong" (true | false), "kv_stages", "kv_unroll", "warps",
+ *    "block_n" (integers), "lds_loads", "lds_swizzle", "stage_descales", "tma" (true |
  *    false | null: the chip's choice) and
  *    "vd_route" ("scalar" | "page_groups" | "scaled_p" | "exp2_bias" |
  *    "auto"),

@@ -80,6 +80,9 @@ struct Target {
   /// AMDGPU: a workgroup's waves sharing each K/V tile (0: the chip's 4;
   /// 8: block_m 256, D <= 128).
   int64_t warps = 0;
+  /// KV tokens a KV-loop iteration takes (0: the chip's); a tile the
+  /// config rules or the chip refuse is a bad-input error.
+  int64_t blockN = 0;
 };
 
 struct Kernel {

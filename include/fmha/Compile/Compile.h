@@ -86,6 +86,10 @@ struct CompileOptions {
   /// 4; 8: block_m 256, where two waves a SIMD fit: D <= 128; an error names
   /// the rule otherwise). Another chip takes only its own count.
   int64_t warps = 0;
+  /// KV tokens a KV-loop iteration takes (fmha-select-config's block-n; 0:
+  /// the chip's). A tile the config rules or the chip's memory refuse is
+  /// a bad-input error naming the rule.
+  int64_t blockN = 0;
   /// ld.lld (the HSACO link) is killed after this many seconds; 0: never.
   unsigned linkSeconds = kDefaultLinkSeconds;
 };

@@ -48,11 +48,11 @@ struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
 /// `perTokenPrefetch` false leaves per-token page ids in their tile (the GPU
 /// lowering loads them per lane; carrying them would cost registers).
 /// `vdRoute` (empty: chosen) is fmha-select-config's vd-route, `warps` (0:
-/// the chip's) its warps.
+/// the chip's) its warps, `blockN` (0: the chip's) its block-n.
 void buildFmhaTilingPipeline(OpPassManager &pm, StringRef chip,
                              bool folds = true, bool perTokenPrefetch = true,
                              bool peel = true, StringRef vdRoute = "",
-                             int64_t warps = 0);
+                             int64_t warps = 0, int64_t blockN = 0);
 
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   /// A GPU chip of the chip table (fmha/Support/Chips.h). gfx942 here and in
@@ -144,6 +144,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("AMDGPU: fmha-select-config's warps, the waves of a "
                      "workgroup sharing each K/V tile (0, the default: the "
                      "chip's 4)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockN{
+      *this, "block-n",
+      llvm::cl::desc("fmha-select-config's block-n: KV tokens a KV-loop "
+                     "iteration takes (0, the default: the chip's)"),
       llvm::cl::init(0)};
   PassOptions::Option<std::string> format{
       *this, "format",
@@ -282,12 +287,17 @@ struct LaneKernelOptions {
   /// fmha-select-config's warps (0: the chip's; AMDGPU: 8 shares each K/V
   /// tile among 8 waves, block_m 256).
   int64_t warps = 0;
+  /// fmha-select-config's block-n (0: the chip's).
+  int64_t blockN = 0;
 };
 /// "" when the lowering's counts are in range, else the rule they break:
 /// kv stages 2 to 8, kv unroll -1 (auto) or 1 to 8, warps 0 (the chip's)
-/// to 16 (larger values made rings or unrolled loops that exhausted the
-/// host's memory). compileRequest and the CPU kernel's compile check it.
-std::string loweringCountsError(int64_t kvStages, int64_t kvUnroll, int64_t warps);
+/// to 16, block_n 0 (the chip's) to kMaxBlockN (larger values made rings,
+/// unrolled loops or tiles that exhausted the host's memory). compileRequest
+/// and the CPU kernel's compile check it.
+inline constexpr int64_t kMaxBlockN = 1024;
+std::string loweringCountsError(int64_t kvStages, int64_t kvUnroll, int64_t warps,
+                                int64_t blockN = 0);
 
 /// The front half's options as fmha-compile's CompileOptions and the lane
 /// emulator's CpuKernelOptions give them (the same fifteen fields).
@@ -310,6 +320,7 @@ LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   l.tma = o.tma;
   l.vdRoute = o.vdRoute;
   l.warps = o.warps;
+  l.blockN = o.blockN;
   return l;
 }
 /// The GPU front half shared by the GPU pipelines: the tiling stages for

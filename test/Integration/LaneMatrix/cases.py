@@ -72,8 +72,13 @@ class Builder:
             oob=False):
         # quant none (16-bit) follows per_tensor's regimes: one V scale per
         # tile (none), the same page ids; named "none-...".
+        # The tile the chip's choice gives the case (sm_90a: 256 keys at D
+        # <= 64 without a mask), unless the case states one.
+        bn = (int(extra[list(extra).index("--block-n") + 1]) if "--block-n" in extra else
+              regimes.block_n(self.chip, quant, mask, max(int(d) for d in dim.split("/"))))
         r = regimes.regime(self.chip, page, "per_tensor" if quant == "none" else quant,
-                           soft_cap="--soft-cap" in extra, window=mask.startswith("window"))
+                           soft_cap="--soft-cap" in extra, window=mask.startswith("window"),
+                           bn=bn)
         if quant == "none":
             r = dict(r, name=r["name"].replace("per-tensor", "none"))
         kvs = [int(x) for x in str(kv).split(",")]

@@ -104,14 +104,29 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
 /// cycles an iteration against 1030 (eighteenth session, bench/NOTES.md).
 /// NVIDIA keeps its routes (sm_90a timed exp2_bias 5-11 % slower than
 /// scaled_p at page 16, 1-4 % slower at pages 16 and 48 on an H100 in
-/// 2026-12-07), except sm_90a at pages of at most kExp2BiasMaxPageWgmma
-/// keys: at page 1 exp2_bias was 1.4-6.0 % faster at all 10 points timed
+/// 2026-12-07), except sm_90a where a tile holds kExp2BiasMinPagesWgmma
+/// pages or more (block_n 128: pages of at most 8 keys): at page 1 exp2_bias was 1.4-6.0 % faster at all 10 points timed
 /// (H100, bench/NOTES.md, fifteenth session); at page 8 scaled_p misses
 /// the spread-data row bar (D 64: 0.0711 and 0.0782 against 0.07, where
 /// exp2_bias gives 0.0384 and 0.0266; a tile holds 16 pages, whose vd /
 /// r down to 2^-12 lose P's low bits in the wgmma's 14-bit sums), and
-/// costs 0.3 % without a mask and 5 % causal (twenty-first session).
-constexpr int64_t kExp2BiasMaxPageWgmma = 8;
+/// costs 0.3 % without a mask and 5 % causal (twenty-first session). The
+/// rule is the tile's page count, so it follows block_n: with block_n 256
+/// (kWgmmaWideBlockN) page 16 is such a tile, and scaled_p missed the bar
+/// there the same way (D 64, the page-8 case's data: 0.0710).
+constexpr int64_t kExp2BiasMinPagesWgmma = 16;
+
+/// sm_90a (a warpgroup MMA chip) with an fp8 cache, D and Dv of at most
+/// kWgmmaWideMaxHeadDim and no mask takes block_n kWgmmaWideBlockN (one
+/// m64n256 wgmma for S): half the tiles, so half the per-tile waits,
+/// barriers, row-max shuffles and o updates. Timed on an H100 against
+/// block_n 128 (B 4, Sq 512, Sk 1k-16k, D 64, GQA 32/8, twenty-second
+/// session, bench/NOTES.md): without a mask +2-13 % (geomean 1.07 at pages
+/// 1024 and 64, 1.08 at page 16); causal +10-13 % at Sk 16k but -9 to -14 %
+/// at Sk 1k (the diagonal tile's masked half doubles), so a masked request
+/// keeps 128. A stated block-n decides instead.
+constexpr int64_t kWgmmaWideBlockN = 256;
+constexpr int64_t kWgmmaWideMaxHeadDim = 64;
 
 bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
   const ChipInfo *chip = findChip(cfg.getChip());
@@ -119,7 +134,7 @@ bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
     return false;
   int64_t page = static_cast<int64_t>(op.getPageSize());
   if (chip->vendor != ChipVendor::AMDGPU)
-    return chip->warpgroupMma && page <= kExp2BiasMaxPageWgmma;
+    return chip->warpgroupMma && cfg.getBlockN() >= kExp2BiasMinPagesWgmma * page;
   bool twoOneStepPages = cfg.getKStep() > 0 && pageGroupsFit(op, cfg) &&
                          cfg.getBlockN() <= 2 * page && page == cfg.getKStep();
   return !twoOneStepPages || op.getMask().isWindow();
@@ -340,7 +355,7 @@ std::optional<VdRoute> mlir::fmha::parseVdRouteOption(StringRef name) {
 
 FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
                                                StringRef chipName, VdRoute route,
-                                               int64_t warps) {
+                                               int64_t warps, int64_t statedBlockN) {
   const ChipInfo *chip = findChip(chipName);
   if (!chip)
     return op.emitOpError() << "unknown chip '" << chipName
@@ -358,6 +373,19 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
                      cache.getIntOrFloatBitWidth() / 8;
   while (chip->isGPU() && blockN > 64 && blockN * rowBytes > chip->ldsBytesPerWorkgroup)
     blockN /= 2;
+  if (chip->warpgroupMma && fp8 && op.getMask().isNone() &&
+      lastDim(op.getKCache()) <= kWgmmaWideMaxHeadDim &&
+      lastDim(op.getVCache()) <= kWgmmaWideMaxHeadDim &&
+      kWgmmaWideBlockN * rowBytes <= chip->ldsBytesPerWorkgroup)
+    blockN = kWgmmaWideBlockN;
+  // A stated block_n replaces the table's (verifyConfig below checks it).
+  if (statedBlockN < 0)
+    return op.emitOpError() << "fmha-select-config: block-n must be >= 0 (0: "
+                               "the chip's), got "
+                            << statedBlockN,
+           failure();
+  if (statedBlockN != 0)
+    blockN = statedBlockN;
   MmaShape mma = fp8 ? chip->fp8Mma[0] : chip->mma16;
   // A stated wave count keeps the chip's rows a wave (block_m / warps).
   if (warps < 0)
@@ -426,6 +454,11 @@ struct FmhaSelectConfigPass
                            << " but the config states " << existing.getWarps();
           return WalkResult::interrupt();
         }
+        if (blockN != 0 && existing.getBlockN() != blockN) {
+          op.emitOpError() << "fmha-select-config: block-n " << static_cast<int64_t>(blockN)
+                           << " but the config states " << existing.getBlockN();
+          return WalkResult::interrupt();
+        }
         // A stated vd-route joins a config that leaves the route out; one
         // that states another is a conflict.
         if (route != VdRoute::Unset) {
@@ -445,7 +478,8 @@ struct FmhaSelectConfigPass
         op.setConfigAttr(completeConfig(op, existing));
         return WalkResult::advance();
       }
-      FailureOr<ConfigAttr> cfg = selectConfig(op, chip, route, static_cast<int64_t>(warps));
+      FailureOr<ConfigAttr> cfg = selectConfig(op, chip, route, static_cast<int64_t>(warps),
+                                                 static_cast<int64_t>(blockN));
       if (failed(cfg))
         return WalkResult::interrupt();
       op.setConfigAttr(*cfg);

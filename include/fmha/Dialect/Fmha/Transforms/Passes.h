@@ -49,9 +49,10 @@ std::optional<VdRoute> parseVdRouteOption(StringRef name);
 /// stated instead of chosen (the k step follows it: gfx950's K=16 MFMA only
 /// for page_groups) and checked by verifyConfig. `warps` other than 0 states
 /// the workgroup's waves (block_m = the chip's rows a wave times warps).
+/// `blockN` other than 0 states block_n instead of the chip's table.
 FailureOr<ConfigAttr> selectConfig(BatchPrefillOp op, StringRef chip,
                                    VdRoute route = VdRoute::Unset,
-                                   int64_t warps = 0);
+                                   int64_t warps = 0, int64_t blockN = 0);
 
 /// The f32 accumulator values of S and O one lane holds: block_m (block_n +
 /// dv) over `threads` lanes, rounded up (AMDGPU's waves-per-SIMD rules:

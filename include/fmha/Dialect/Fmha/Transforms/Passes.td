@@ -51,7 +51,13 @@ def FmhaSelectConfig : Pass<"fmha-select-config"> {
            "Waves (warps) of a workgroup, sharing each K/V tile, instead of "
            "the chip's (0: the chip's; block_m follows, the chip's rows a wave "
            "times warps); verified like a stated config (AMDGPU: more waves "
-           "than SIMDs only where two waves a SIMD fit)">
+           "than SIMDs only where two waves a SIMD fit)">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"0",
+           "KV tokens a KV-loop iteration takes instead of the chip's table "
+           "(0: the table's, halved until the K and V tiles fit the "
+           "workgroup memory); verified like a stated config (a multiple of "
+           "mma_n and the k step, the page regime's rules, the chip's "
+           "workgroup memory where the lowering checks it)">
   ];
   let dependentDialects = ["::mlir::fmha::FmhaDialect"];
 }
