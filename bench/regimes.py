@@ -47,11 +47,13 @@ CHIPS = {
 }
 
 
-def block_n(chip, quant="kv_blockscale", mask="causal", dim=64):
+def block_n(chip, quant="kv_blockscale", mask="causal", dim=64, page=1024, group=2):
     """SelectConfig.cpp selectConfig: the chip's block_n, except sm_90a with
-    an fp8 cache (quant other than none), D and Dv of at most 64 and no
-    mask: 256 (kWgmmaWideBlockN, twenty-second session)."""
-    if chip == "sm_90a" and quant != "none" and mask == "none" and dim <= 64:
+    an fp8 kv_blockscale cache, D and Dv of at most 64, no mask, an even GQA
+    group (Hq / Hkv) and pages of more than 16 keys: 256
+    (wideWgmmaTile, twenty-second session)."""
+    if (chip == "sm_90a" and quant == "kv_blockscale" and mask == "none" and dim <= 64
+            and group % 2 == 0 and 256 < 16 * page):
         return 256
     return CHIPS[chip]["block_n"]
 

@@ -8,6 +8,7 @@ writes bench.md and bench.png or bench.svg into it)
 """
 import json
 import os
+import re
 import sys
 
 d = sys.argv[1]
@@ -18,6 +19,12 @@ def shape(x):
 
 
 peer = {(p["peer"],) + shape(p): p.get("tflops") for p in peers}
+# The heads and head dims the kernels state (fmha-cuda-run's request line:
+# "H=32/8 D=64/64 ..."); the default grid's where a row does not say.
+_req = re.search(r"H=(\d+/\d+) D=(\d+)(?:/(\d+))?", str(ours[0].get("request", ""))) if ours else None
+HEADS, DIM = (_req.group(1), _req.group(2) if not _req.group(3) or _req.group(3) == _req.group(2)
+              else f"{_req.group(2)}/{_req.group(3)}") if _req else ("32/8", "128")
+XLABEL = f"Sk (cached tokens), Sq = 512, B = 4, Hq/Hkv {HEADS}, D {DIM}"
 lines = ["| page | mask | Sk | B | Sq | ours ms | ours TFLOPS | flash TFLOPS | cuDNN TFLOPS | ours / flash | ours / cuDNN | regs | local B |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for o in sorted(ours, key=lambda o: (o["page"],) + shape(o)):
@@ -72,7 +79,7 @@ def svg_plot(path, device):
         for e in range(int(x0), int(x1) + 1):
             x = 2 ** e
             el.append(f'<text x="{px(x):.1f}" y="{T + PH + 16}" text-anchor="middle">{x}</text>')
-        el.append(f'<text x="{ox + PW / 2}" y="{T + PH + 34}" text-anchor="middle">Sk (cached tokens), Sq = 512, B = 4, Hq/Hkv 32/8, D 128</text>')
+        el.append(f'<text x="{ox + PW / 2}" y="{T + PH + 34}" text-anchor="middle">{XLABEL}</text>')
         for i, (label, dashed, pts) in enumerate(series(mask)):
             if not pts:
                 continue
@@ -109,7 +116,7 @@ for ax, mask in zip(axes, ["none", "causal"]):
                      and "tflops" in p and shape(p)[2:] == (4, 512))
         ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=f"torch SDPA {name} (bf16, dense)")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("Sk (cached tokens), Sq = 512, B = 4, Hq/Hkv 32/8, D 128")
+    ax.set_xlabel(XLABEL)
     ax.set_title(f"{ours[0].get('device', {}).get('name', 'H200')}, mask {mask}")
     ax.grid(True, alpha=0.3)
 axes[0].set_ylabel("TFLOP/s (FLOPs: 2 x visible pairs x Hq x (D + Dv))")

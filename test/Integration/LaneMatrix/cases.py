@@ -75,7 +75,8 @@ class Builder:
         # The tile the chip's choice gives the case (sm_90a: 256 keys at D
         # <= 64 without a mask), unless the case states one.
         bn = (int(extra[list(extra).index("--block-n") + 1]) if "--block-n" in extra else
-              regimes.block_n(self.chip, quant, mask, max(int(d) for d in dim.split("/"))))
+              regimes.block_n(self.chip, quant, mask, max(int(d) for d in dim.split("/")),
+                              page, int(heads.split("/")[0]) // int(heads.split("/")[1])))
         r = regimes.regime(self.chip, page, "per_tensor" if quant == "none" else quant,
                            soft_cap="--soft-cap" in extra, window=mask.startswith("window"),
                            bn=bn)

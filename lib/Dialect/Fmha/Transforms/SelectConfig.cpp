@@ -124,9 +124,23 @@ constexpr int64_t kExp2BiasMinPagesWgmma = 16;
 /// session, bench/NOTES.md): without a mask +2-13 % (geomean 1.07 at pages
 /// 1024 and 64, 1.08 at page 16); causal +10-13 % at Sk 16k but -9 to -14 %
 /// at Sk 1k (the diagonal tile's masked half doubles), so a masked request
-/// keeps 128. A stated block-n decides instead.
+/// keeps 128. A stated block-n decides instead. Only where it was timed:
+/// kv_blockscale, a GQA group the warp-specialized kernel splits (even;
+/// the one-warpgroup kernel spills 84 bytes at 256), and tiles of fewer
+/// than kExp2BiasMinPagesWgmma pages (pages of 32 keys or more: page 16's
+/// 256-key tile must take exp2_bias, whose speed there is not measured).
 constexpr int64_t kWgmmaWideBlockN = 256;
 constexpr int64_t kWgmmaWideMaxHeadDim = 64;
+
+bool wideWgmmaTile(BatchPrefillOp op, const ChipInfo &chip, int64_t rowBytes) {
+  int64_t group = op.getNumKVHeads() > 0 ? op.getNumQHeads() / op.getNumKVHeads() : 0;
+  return chip.warpgroupMma && isFp8(cacheType(op)) &&
+         op.getQuant() == QuantMode::KVBlockScale && op.getMask().isNone() &&
+         op.getHeadDim() <= kWgmmaWideMaxHeadDim &&
+         op.getHeadDimV() <= kWgmmaWideMaxHeadDim && group > 0 && group % 2 == 0 &&
+         kWgmmaWideBlockN < kExp2BiasMinPagesWgmma * static_cast<int64_t>(op.getPageSize()) &&
+         kWgmmaWideBlockN * rowBytes <= chip.ldsBytesPerWorkgroup;
+}
 
 bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
   const ChipInfo *chip = findChip(cfg.getChip());
@@ -373,10 +387,7 @@ FailureOr<ConfigAttr> mlir::fmha::selectConfig(BatchPrefillOp op,
                      cache.getIntOrFloatBitWidth() / 8;
   while (chip->isGPU() && blockN > 64 && blockN * rowBytes > chip->ldsBytesPerWorkgroup)
     blockN /= 2;
-  if (chip->warpgroupMma && fp8 && op.getMask().isNone() &&
-      lastDim(op.getKCache()) <= kWgmmaWideMaxHeadDim &&
-      lastDim(op.getVCache()) <= kWgmmaWideMaxHeadDim &&
-      kWgmmaWideBlockN * rowBytes <= chip->ldsBytesPerWorkgroup)
+  if (wideWgmmaTile(op, *chip, rowBytes))
     blockN = kWgmmaWideBlockN;
   // A stated block_n replaces the table's (verifyConfig below checks it).
   if (statedBlockN < 0)

@@ -7,7 +7,8 @@
 // RUN:   %fmha_src_root/examples/default_request.mlir > %t.d64.mlir
 // RUN: sed 's/1024 : i64/16 : i64/; s/x1024x/x16x/g' %t.d64.mlir > %t.d64p16.mlir
 //
-// sm_90a, fp8, D 64, no mask: one m64n256 wgmma for S (kWgmmaWideBlockN).
+// sm_90a, fp8 kv_blockscale, D 64, no mask, GQA 32/8: one m64n256 wgmma for
+// S (kWgmmaWideBlockN, wideWgmmaTile).
 // RUN: fmha-opt %t.d64.mlir --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=WIDE
 // WIDE: #fmha.config<chip = "sm_90a", block_m = 64, block_n = 256, k_step = 32,
 // WIDE-SAME: page_regime = one_page, vd_route = scalar>
@@ -18,18 +19,26 @@
 // RUN: sed 's/FNUZ/FN/g; s/mask<causal>/mask<none>/' %fmha_src_root/examples/default_request.mlir \
 // RUN:   | fmha-opt --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=B128
 // B128: #fmha.config<chip = "sm_90a", block_m = 64, block_n = 128, k_step = 32,
+// ... and, where the wide tile was not timed, a group the warp-specialized
+// kernel cannot split (8/8), per_tensor, and pages of at most 16 keys
+// (below) ...
+// RUN: sed 's/?x32x64/?x8x64/g' %t.d64.mlir | fmha-opt --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=B128
+// RUN: sed 's/kv_blockscale/per_tensor/; s/?x8xf32/1xf32/g' %t.d64.mlir | fmha-opt --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=B128
+// (16/8 is a group of 2: one query head a consumer.)
+// RUN: sed 's/?x32x64/?x16x64/g' %t.d64.mlir | fmha-opt --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=WIDE
 // ... and every other chip (gfx950 at D 64 without a mask: its table's 128).
 // RUN: fmha-opt %t.d64.mlir --fmha-select-config=chip=gfx950 | FileCheck %s --check-prefix=GFX950
 // GFX950: #fmha.config<chip = "gfx950", block_m = 128, block_n = 128, k_step = 64,
 //
-// Page 16 in a 256-key tile is 16 pages a tile: the exp2_bias route, as
-// pages of at most 8 keys in a 128-key tile (scaled_p missed the
-// spread-data row bar there: LaneMatrix/sm_90a-small-page-spread.test). A
-// stated 128 gives 8 pages a tile and keeps scaled_p.
-// RUN: fmha-opt %t.d64p16.mlir --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=P16
-// P16: block_n = 256, {{.*}} page_regime = whole_pages, vd_route = exp2_bias>
-// RUN: fmha-opt %t.d64p16.mlir --fmha-select-config="chip=sm_90a block-n=128" | FileCheck %s --check-prefix=P16-128
+// Page 16 in a 256-key tile is 16 pages a tile, which takes the exp2_bias
+// route, as pages of at most 8 keys in a 128-key tile (scaled_p missed
+// the spread-data row bar there: LaneMatrix/sm_90a-small-page-spread.test).
+// The chip's choice keeps 128 there (8 pages a tile, scaled_p); a stated
+// 256 takes exp2_bias.
+// RUN: fmha-opt %t.d64p16.mlir --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=P16-128
 // P16-128: block_n = 128, {{.*}} page_regime = whole_pages, vd_route = scaled_p>
+// RUN: fmha-opt %t.d64p16.mlir --fmha-select-config="chip=sm_90a block-n=256" | FileCheck %s --check-prefix=P16
+// P16: block_n = 256, {{.*}} page_regime = whole_pages, vd_route = exp2_bias>
 //
 // The option states the tile on any chip.
 // RUN: fmha-opt %t.d64.mlir --fmha-select-config="chip=sm_90a block-n=64" | FileCheck %s --check-prefix=S64
