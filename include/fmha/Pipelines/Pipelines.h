@@ -300,7 +300,7 @@ std::string loweringCountsError(int64_t kvStages, int64_t kvUnroll, int64_t warp
                                 int64_t blockN = 0);
 
 /// The front half's options as fmha-compile's CompileOptions and the lane
-/// emulator's CpuKernelOptions give them (the same fifteen fields).
+/// emulator's CpuKernelOptions give them (the same seventeen fields).
 template <typename Options>
 LaneKernelOptions laneKernelOptionsOf(const Options &o) {
   LaneKernelOptions l;

@@ -105,8 +105,9 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
 /// NVIDIA keeps its routes (sm_90a timed exp2_bias 5-11 % slower than
 /// scaled_p at page 16, 1-4 % slower at pages 16 and 48 on an H100 in
 /// 2026-12-07), except sm_90a where a tile holds kExp2BiasMinPagesWgmma
-/// pages or more (block_n 128: pages of at most 8 keys): at page 1 exp2_bias was 1.4-6.0 % faster at all 10 points timed
-/// (H100, bench/NOTES.md, fifteenth session); at page 8 scaled_p misses
+/// pages or more (block_n 128: pages of at most 8 keys): at page 1
+/// exp2_bias was 1.4-6.0 % faster at all 10 points timed (H100,
+/// bench/NOTES.md, fifteenth session); at page 8 scaled_p misses
 /// the spread-data row bar (D 64: 0.0711 and 0.0782 against 0.07, where
 /// exp2_bias gives 0.0384 and 0.0266; a tile holds 16 pages, whose vd /
 /// r down to 2^-12 lose P's low bits in the wgmma's 14-bit sums), and
@@ -116,9 +117,9 @@ bool pageGroupsFit(BatchPrefillOp op, ConfigAttr cfg) {
 /// there the same way (D 64, the page-8 case's data: 0.0710).
 constexpr int64_t kExp2BiasMinPagesWgmma = 16;
 
-/// sm_90a (a warpgroup MMA chip) with an fp8 cache, D and Dv of at most
-/// kWgmmaWideMaxHeadDim and no mask takes block_n kWgmmaWideBlockN (one
-/// m64n256 wgmma for S): half the tiles, so half the per-tile waits,
+/// sm_90a (a warpgroup MMA chip) with an fp8 kv_blockscale cache, D and Dv
+/// of at most kWgmmaWideMaxHeadDim and no mask takes block_n
+/// kWgmmaWideBlockN (one m64n256 wgmma for S): half the tiles, so half the per-tile waits,
 /// barriers, row-max shuffles and o updates. Timed on an H100 against
 /// block_n 128 (B 4, Sq 512, Sk 1k-16k, D 64, GQA 32/8, twenty-second
 /// session, bench/NOTES.md): without a mask +2-13 % (geomean 1.07 at pages
