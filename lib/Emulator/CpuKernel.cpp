@@ -211,14 +211,15 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ref::Request &req,
   ref::EmulateOptions &emu = impl->emu;
   module->walk([&](BatchPrefillOp op) {
     ConfigAttr c = op.getConfigAttr();
-    if (opt.blockM || opt.blockN || opt.shift >= 0) {
+    // (a stated block_n is fmha-select-config's block-n, above)
+    if (opt.blockM || opt.shift >= 0) {
       // New tile sizes: the decisions are taken again for them (a stated
       // vd-route stays).
       // (the option parsed: select-config above refused a bad name)
       bool stated = parseVdRouteOption(opt.vdRoute).value_or(VdRoute::Unset) !=
                     VdRoute::Unset;
       c = ConfigAttr::get(&ctx, c.getChip(), opt.blockM ? opt.blockM : c.getBlockM(),
-                          opt.blockN ? opt.blockN : c.getBlockN(), c.getKStep(),
+                          c.getBlockN(), c.getKStep(),
                           c.getWarps(), c.getWaveSize(), c.getMmaM(), c.getMmaN(),
                           c.getPType(), opt.shift >= 0 ? opt.shift : c.getShift(),
                           PageRegime::Unset, stated ? c.getVdRoute() : VdRoute::Unset,

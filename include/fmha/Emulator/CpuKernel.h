@@ -63,7 +63,9 @@ struct CpuKernelOptions {
   /// fmha-select-config's vd-route ("" or "auto": chosen), as fmha-compile's.
   std::string vdRoute;
   unsigned optLevel = 2; ///< LLVM optimization level of the JIT (0-3)
-  /// Overrides of the chosen config (0 / -1: keep).
+  /// Overrides of the chosen config (0 / -1: keep): block_m and SHIFT set
+  /// on it afterwards (the decisions taken again); block_n stated to
+  /// fmha-select-config (its block-n, as fmha-compile's --block-n).
   int64_t blockM = 0, blockN = 0, shift = -1;
 };
 

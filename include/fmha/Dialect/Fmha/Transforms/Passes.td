@@ -56,8 +56,8 @@ def FmhaSelectConfig : Pass<"fmha-select-config"> {
            "KV tokens a KV-loop iteration takes instead of the chip's table "
            "(0: the table's, halved until the K and V tiles fit the "
            "workgroup memory); verified like a stated config (a multiple of "
-           "mma_n and the k step, the page regime's rules, the chip's "
-           "workgroup memory where the lowering checks it)">
+           "mma_n; the lowering then refuses a tile its lanes cannot stage "
+           "or whose K and V tiles pass the workgroup memory)">
   ];
   let dependentDialects = ["::mlir::fmha::FmhaDialect"];
 }
