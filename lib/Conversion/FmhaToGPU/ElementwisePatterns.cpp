@@ -13,6 +13,7 @@
 #include "fmha/Conversion/FmhaToGPU/LanePatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -210,6 +211,21 @@ bool scalarLeaves(Value s, Leaves &out, int depth) {
   if (def && isPure(def) && def->getNumResults() == 1 && def->getNumOperands() > 0 &&
       llvm::any_of(def->getOperands(),
                    [](Value o) { return o.getDefiningOp<vector::ExtractOp>(); })) {
+    out.push_back(def->getName().getAsOpaquePointer());
+    out.push_back(def->getAttrDictionary().getAsOpaquePointer());
+    for (Value o : def->getOperands())
+      if (!scalarLeaves(o, out, depth + 1))
+        return false;
+    return true;
+  }
+  // The chip's one-instruction forms as inline asm without side effects
+  // (NVVM's ex2.approx, lg2.approx): not speculatable, so not pure, but a
+  // function of their operands all the same. Their operands' leaves: an
+  // exp2 of a score is then no coefficient (it depends on the MMA), and
+  // lg2 of a descale is one.
+  if (auto asmOp = def ? dyn_cast<LLVM::InlineAsmOp>(def) : LLVM::InlineAsmOp();
+      asmOp && !asmOp.getHasSideEffects() && asmOp->getNumResults() == 1 &&
+      asmOp->getNumOperands() > 0) {
     out.push_back(def->getName().getAsOpaquePointer());
     out.push_back(def->getAttrDictionary().getAsOpaquePointer());
     for (Value o : def->getOperands())
@@ -799,11 +815,27 @@ LogicalResult perValue(OpT op, ValueRange operand, const LaneContext &lc,
                        Value (TargetInfo::*fn)(OpBuilder &, Location, Value) const) {
   ImplicitLocOpBuilder b(op.getLoc(), rw);
   auto one = [&](Value x) { return (lc.ti.*fn)(b, b.getLoc(), x); };
+  // Elements that are one scalar (a page's descale in each of its keys'
+  // registers) take one instruction: fn of a vector.from_elements' element
+  // is made once per distinct scalar. The chip's form may be inline asm
+  // (NVVM's lg2.approx), which neither LLVM's passes before instruction
+  // selection nor the coefficient keys (elementLeaves) see as one value.
+  DenseMap<Value, Value> once;
   auto perElem = [&](Value vec) {
     auto t = cast<VectorType>(vec.getType());
+    auto fe = vec.getDefiningOp<vector::FromElementsOp>();
     SmallVector<Value> e;
-    for (int64_t i = 0; i < t.getNumElements(); ++i)
-      e.push_back(one(vector::ExtractOp::create(b, vec, i)));
+    for (int64_t i = 0; i < t.getNumElements(); ++i) {
+      if (!fe) {
+        e.push_back(one(vector::ExtractOp::create(b, vec, i)));
+        continue;
+      }
+      Value s = fe.getElements()[i];
+      auto [it, fresh] = once.try_emplace(s);
+      if (fresh)
+        it->second = one(vector::ExtractOp::create(b, vec, i));
+      e.push_back(it->second);
+    }
     return Value(vector::FromElementsOp::create(b, t, e));
   };
   LaneValues in = lc.unpack(op.getOperand(), operand), out;

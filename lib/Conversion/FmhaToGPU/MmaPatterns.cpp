@@ -429,10 +429,14 @@ struct TileMmaPattern : LanePattern<TileMmaOp> {
           // so LLVM fuses it with o's rescale (o * alpha, also contract)
           // into one fma a lane and accumulator; vector.fma(chain, 1, o)
           // became an add.rn that ptxas may not fuse (bench/NOTES.md
-          // 2026-12-05).
+          // 2026-12-05). A zero acc (P V from zero, o * alpha added by
+          // the tiled form: exp2_bias) takes the chain as it is; LLVM keeps
+          // chain + 0.0 (an add a value: -0 + 0 is +0).
+          bool fromZero = matchPattern(op.getAcc(), m_AnyZeroFloat());
           for (size_t bd = 0; bd < out.parts.size(); ++bd)
-            out.parts[bd] = arith::AddFOp::create(
-                b, out.parts[bd], c0[bd], arith::FastMathFlags::contract);
+            out.parts[bd] = fromZero ? c0[bd]
+                                     : arith::AddFOp::create(b, out.parts[bd], c0[bd],
+                                                             arith::FastMathFlags::contract);
           continue;
         }
         Value sv = vector::BroadcastOp::create(b, accT, scale);
