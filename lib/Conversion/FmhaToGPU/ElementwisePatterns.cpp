@@ -218,6 +218,11 @@ bool scalarLeaves(Value s, Leaves &out, int depth) {
         return false;
     return true;
   }
+  // A value of an inline asm's struct result (NVVM's wgmma chains, waited
+  // for or not): an MMA's accumulator, no coefficient.
+  if (auto ev = def ? dyn_cast<LLVM::ExtractValueOp>(def) : LLVM::ExtractValueOp();
+      ev && ev.getContainer().getDefiningOp<LLVM::InlineAsmOp>())
+    return false;
   // The chip's one-instruction forms as inline asm without side effects
   // (NVVM's ex2.approx, lg2.approx): not speculatable, so not pure, but a
   // function of their operands all the same. Their operands' leaves: an
