@@ -244,7 +244,10 @@ def regime(chip, page, quant="kv_blockscale", soft_cap=False, window=False, bn=N
     # most 8 keys): page 1 since the fifteenth session (timed faster there),
     # 2-8 since the twenty-first (scaled_p missed the spread-data row bar at
     # page 8), page 16 of a 256-key tile since the twenty-second (the same).
-    if chip == "sm_90a" and not soft_cap and bn >= 16 * page:
+    # And since the twenty-third every tile of whole pages (pages 16, 32
+    # and 64 at block_n 128): once its per-page work was taken apart on
+    # NVIDIA too, its loop was the shortest of the routes (bench/NOTES.md).
+    if chip == "sm_90a" and not soft_cap and (bn >= 16 * page or aligned):
         r["vd_route"] = "exp2_bias"
     if fits:
         group = min(steps, page // k)

@@ -149,7 +149,9 @@ bool exp2BiasFirst(BatchPrefillOp op, ConfigAttr cfg) {
     return false;
   int64_t page = static_cast<int64_t>(op.getPageSize());
   if (chip->vendor != ChipVendor::AMDGPU)
-    return chip->warpgroupMma && cfg.getBlockN() >= kExp2BiasMinPagesWgmma * page;
+    return chip->warpgroupMma &&
+           (cfg.getBlockN() >= kExp2BiasMinPagesWgmma * page ||
+            pageRegimeOf(page, cfg.getBlockN()) == PageRegime::WholePages);
   bool twoOneStepPages = cfg.getKStep() > 0 && pageGroupsFit(op, cfg) &&
                          cfg.getBlockN() <= 2 * page && page == cfg.getKStep();
   return !twoOneStepPages || op.getMask().isWindow();

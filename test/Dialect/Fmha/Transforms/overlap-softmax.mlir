@@ -63,12 +63,13 @@
 // CHECK-NOT: fmha.mma_wait
 // CHECK: fmha.masked_tiles
 //
-// Page 16 (scaled_p: P V takes per-key V descales, a column-form vector
-// that cannot be carried): stage 1 reads its tile's page ids and vd again
+// Page 16 on the scaled_p route (stated; the chip's choice there is
+// exp2_bias. P V takes per-key V descales, a column-form vector that
+// cannot be carried): stage 1 reads its tile's page ids and vd again
 // (from the tile start, which crosses as a scalar), after tile j + 1's S
 // is started and before P V.
 // RUN: sed -e 's/f8E4M3FNUZ/f8E4M3FN/g' -e 's/x1024x/x16x/g' -e 's/page_size = 1024/page_size = 16/' %fmha_src_root/examples/default_request.mlir \
-// RUN:   | fmha-opt --fmha-select-config=chip=sm_90a --fmha-tile --fmha-fold-descales \
+// RUN:   | fmha-opt "--fmha-select-config=chip=sm_90a vd-route=scaled_p" --fmha-tile --fmha-fold-descales \
 // RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
 // RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
 // RUN:   --fmha-pipeline-kv-stages --canonicalize --cse "--fmha-warp-specialize=transpose-v=true" \

@@ -33,10 +33,10 @@
 // Page 16 in a 256-key tile is 16 pages a tile, which takes the exp2_bias
 // route, as pages of at most 8 keys in a 128-key tile (scaled_p missed
 // the spread-data row bar there: LaneMatrix/sm_90a-small-page-spread.test).
-// The chip's choice keeps 128 there (8 pages a tile, scaled_p); a stated
-// 256 takes exp2_bias.
+// The chip's choice keeps 128 there (8 pages a tile; exp2_bias too, as
+// every tile of whole pages on sm_90a); a stated 256 takes exp2_bias.
 // RUN: fmha-opt %t.d64p16.mlir --fmha-select-config=chip=sm_90a | FileCheck %s --check-prefix=P16-128
-// P16-128: block_n = 128, {{.*}} page_regime = whole_pages, vd_route = scaled_p>
+// P16-128: block_n = 128, {{.*}} page_regime = whole_pages, vd_route = exp2_bias>
 // RUN: fmha-opt %t.d64p16.mlir --fmha-select-config="chip=sm_90a block-n=256" | FileCheck %s --check-prefix=P16
 // P16: block_n = 256, {{.*}} page_regime = whole_pages, vd_route = exp2_bias>
 //
