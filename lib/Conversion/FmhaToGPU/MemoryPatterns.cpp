@@ -575,6 +575,13 @@ struct StageDescalePattern : LanePattern<StageDescaleOp> {
       Value key = arith::AddIOp::create(b, ids.start, k);
       Value id = pageIdOfKey(b, lc, ids.pages, p, key, always);
       Value v = memref::LoadOp::create(b, ds, ValueRange{laneToIndex(b, id), head});
+      // The form the ring holds, by the instruction the consumers' own
+      // log2 or 1 / d would have taken (Log2Pattern; an arith.divf, which
+      // the chip makes approximate where it does that for the kernel).
+      if (op.getForm() == DescaleForm::Log2)
+        v = lc.ti.log2(b, b.getLoc(), v);
+      else if (op.getForm() == DescaleForm::Reciprocal)
+        v = arith::DivFOp::create(b, arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f)), v);
       memref::StoreOp::create(b, v, view,
                               ValueRange{laneToIndex(b, arith::AddIOp::create(b, base, k))});
     }

@@ -12,8 +12,11 @@
 #include "Dependence.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+
+#include <map>
 
 
 namespace mlir {
@@ -331,21 +334,51 @@ struct WarpSpecializePass
       Value descale = g.getDescale();
       if (!descale.getParentRegion()->isProperAncestor(&roles.getProducer()))
         continue;
-      for (StageKVOp s : runEnds) {
-        OpBuilder b(s->getNextNode());
-        StageDescaleOp::create(b, s.getLoc(), descale, s.getIds(), s.getHead(), s.getSlot(),
-                               s.getEnabled(), b.getI64IntegerAttr(ring),
-                               b.getI64IntegerAttr(stages));
+      // What the consumers take of it: where every use is log2(d) or 1 / d
+      // (exp2_bias's vd), the producer stages those instead, a ring each,
+      // and the consumers' per-page log2 and reciprocal go.
+      std::map<DescaleForm, SmallVector<Operation *>> forms;
+      for (Operation *u : g->getUsers())
+        forms[descaleFormOf(u, g.getResult())].push_back(u);
+      if (forms.count(DescaleForm::Value))
+        forms = {{DescaleForm::Value, {}}};
+      for (auto &[form, users] : forms) {
+        for (StageKVOp s : runEnds) {
+          OpBuilder b(s->getNextNode());
+          StageDescaleOp::create(b, s.getLoc(), descale, s.getIds(), s.getHead(), s.getSlot(),
+                                 s.getEnabled(), b.getI64IntegerAttr(ring),
+                                 b.getI64IntegerAttr(stages),
+                                 DescaleFormAttr::get(b.getContext(), form));
+        }
+        OpBuilder b(wait->getNextNode());
+        Value staged = StagedDescaleOp::create(
+            b, g.getLoc(), g.getResult().getType(), slot, b.getI64IntegerAttr(ring),
+            b.getI64IntegerAttr(stages),
+            b.getI64IntegerAttr(g.getIds().getDefiningOp<PageIdsOp>().getPageSize()));
+        if (form == DescaleForm::Value)
+          g.getResult().replaceAllUsesWith(staged);
+        for (Operation *u : users) {
+          u->getResult(0).replaceAllUsesWith(staged);
+          u->erase();
+        }
+        ++ring;
       }
-      OpBuilder b(wait->getNextNode());
-      Value staged = StagedDescaleOp::create(
-          b, g.getLoc(), g.getResult().getType(), slot, b.getI64IntegerAttr(ring),
-          b.getI64IntegerAttr(stages),
-          b.getI64IntegerAttr(g.getIds().getDefiningOp<PageIdsOp>().getPageSize()));
-      g.getResult().replaceAllUsesWith(staged);
       g.erase();
-      ++ring;
     }
+  }
+
+  /// The form a use of descale `d` takes: log2 for `math.log2 d`,
+  /// reciprocal for `1.0 / d` (a splat 1 divided by it), else the value.
+  static DescaleForm descaleFormOf(Operation *u, Value d) {
+    if (auto l = dyn_cast<math::Log2Op>(u); l && l.getOperand() == d)
+      return DescaleForm::Log2;
+    if (auto div = dyn_cast<arith::DivFOp>(u); div && div.getRhs() == d) {
+      auto one = div.getLhs().getDefiningOp<arith::ConstantOp>();
+      auto splat = one ? dyn_cast<SplatElementsAttr>(one.getValue()) : SplatElementsAttr();
+      if (splat && splat.getSplatValue<APFloat>().isExactlyValue(1.0))
+        return DescaleForm::Reciprocal;
+    }
+    return DescaleForm::Value;
   }
 
   /// The consumer's stage waits and releases; its stage ops go.

@@ -143,6 +143,45 @@
 // SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 4 : i64, stages = 2 : i64} : vector<128xf32>
 // SD-NEXT: fmha.staged_descale slot(%[[S]]) {page_size = 16 : i64, ring = 3 : i64, stages = 2 : i64} : vector<128xf32>
 // SD: fmha.stage_release
+// With exp2_bias (stated; the chip's route at page 8) and its fold
+// (fmha-fold-vd-exp2: the consumers take log2(vd)
+// and 1 / vd, nothing of vd itself) the producer stages those two instead
+// of vd, a ring each (rings 4 and 5; kd stays a value, ring 3): the
+// consumers' per-page lg2 and rcp leave the pipelined loop (the masked
+// tail loop, not pipelined, keeps its own).
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/x1024x/x16x/g; s/page_size = 1024/page_size = 16/' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt "--fmha-select-config=chip=sm_90a vd-route=exp2_bias" --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-exp2 --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse --fmha-hoist-tile-reads \
+// RUN:   "--fmha-warp-specialize=transpose-v=true stage-descales=true" --canonicalize --cse | FileCheck %s --check-prefix=SDX
+// SDX: fmha.warp_roles
+// SDX: scf.for
+// SDX: fmha.stage_descale %[[VD:arg[0-9]+]][%[[IDS:[0-9]+]]] head({{.*}}) {form = #fmha.descale_form<reciprocal>, ring = 5
+// SDX-NEXT: fmha.stage_descale %[[VD]][%[[IDS]]] head({{.*}}) {form = #fmha.descale_form<log2>, ring = 4
+// SDX-NEXT: fmha.stage_descale %{{.*}}[%[[IDS]]] head({{.*}}) {ring = 3 : i64
+// SDX: consumer(
+// SDX: fmha.stage_wait
+// SDX-NEXT: fmha.staged_descale {{.*}}ring = 5
+// SDX-NEXT: fmha.staged_descale {{.*}}ring = 4
+// SDX-NEXT: fmha.staged_descale {{.*}}ring = 3
+// SDX-NOT: math.log2
+// SDX-NOT: arith.divf %{{.*}} : vector<128xf32>
+// SDX: fmha.stage_release
+// SDX: fmha.masked_tiles
+// A vd taken as itself anywhere (page 16's scaled_p route) keeps one
+// ring of values (the SD case above, without the fold, is the same).
+// RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/x1024x/x16x/g; s/page_size = 1024/page_size = 16/' %fmha_src_root/examples/default_request.mlir \
+// RUN:   | fmha-opt "--fmha-select-config=chip=sm_90a vd-route=scaled_p" --fmha-tile --fmha-fold-descales \
+// RUN:   --fmha-fold-exp2-shift --fmha-fold-vd-exp2 --fmha-fold-vd-rescale --fmha-prefetch-page-ids=per-token=false \
+// RUN:   --fmha-peel-masked-tiles --fmha-expand-masks --canonicalize --cse \
+// RUN:   --fmha-pipeline-kv-stages --canonicalize --cse --fmha-hoist-tile-reads \
+// RUN:   "--fmha-warp-specialize=transpose-v=true stage-descales=true" --canonicalize --cse | FileCheck %s --check-prefix=SDV
+// SDV: fmha.warp_roles
+// SDV-NOT: descale_form
+// SDV: fmha.stage_descale {{.*}} {ring = 4 : i64, stages = 2 : i64}
+// SDV-NOT: descale_form
+// SDV: consumer(
 // stage-descales-max-page (the chip's choice takes 16): page 16 is staged
 // under a bound of 16, not under one of 8.
 // RUN: sed 's/f8E4M3FNUZ/f8E4M3FN/g; s/x1024x/x16x/g; s/page_size = 1024/page_size = 16/' %fmha_src_root/examples/default_request.mlir \

@@ -25,6 +25,19 @@ def Fmha_QuantModeAttr : EnumAttr<Fmha_Dialect, Fmha_QuantMode, "quant"> {
                 "(one k and one v descale per physical page and KV head)";
 }
 
+// What a descale ring holds a key (fmha.stage_descale): the descale, or
+// the function of it its consumers take (exp2_bias's log2(vd) and 1 / vd),
+// computed by the producer a tile ahead instead of by every consumer lane.
+def Fmha_DescaleForm : Fmha_I32Enum<"DescaleForm", "what a staged descale holds", [
+  I32EnumAttrCase<"Value", 0, "value">,
+  I32EnumAttrCase<"Log2", 1, "log2">,
+  I32EnumAttrCase<"Reciprocal", 2, "reciprocal">
+]>;
+def Fmha_DescaleFormAttr : EnumAttr<Fmha_Dialect, Fmha_DescaleForm, "descale_form"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "value: the descale d; log2: log2(d); reciprocal: 1 / d";
+}
+
 def Fmha_PageTableForm : Fmha_I32Enum<"PageTableForm", "page-table form", [
   I32EnumAttrCase<"CSR", 0, "csr">,
   I32EnumAttrCase<"BlockTable", 1, "block_table">

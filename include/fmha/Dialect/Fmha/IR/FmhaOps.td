@@ -470,11 +470,16 @@ def Fmha_StageDescaleOp : Fmha_Op<"stage_descale", [MemoryEffects<[MemRead, MemW
     the consumers', which read them with `fmha.staged_descale`. Written by
     fmha-warp-specialize (`stage-descales`), beside the tile's
     `fmha.stage_kv` ops: the seed's prefetch of page ids and descales, in
-    the producer, a tile ahead of the consumers.
+    the producer, a tile ahead of the consumers. `form` is what the ring
+    holds a key: the descale d (`value`, the default), `log2` (log2 d) or
+    `reciprocal` (1 / d), computed by the producer with the chip's own
+    instructions, the ones the consumers' `math.log2` and `1.0 / d` lower
+    to (exp2_bias's per-page terms off the consumers' MUFU).
   }];
   let arguments = (ins AnyMemRef:$descale, VectorOfRankAndType<[1], [I32]>:$ids,
                        Index:$head, Index:$slot, I1:$enabled,
-                       I64Attr:$ring, I64Attr:$stages);
+                       I64Attr:$ring, I64Attr:$stages,
+                       DefaultValuedAttr<Fmha_DescaleFormAttr, "DescaleForm::Value">:$form);
   let assemblyFormat = [{
     $descale `[` $ids `]` `head` `(` $head `)` `slot` `(` $slot `)` `if` `(` $enabled `)`
     attr-dict `:` type($descale) `,` type($ids)
