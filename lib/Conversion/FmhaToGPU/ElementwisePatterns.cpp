@@ -206,18 +206,20 @@ bool scalarLeaves(Value s, Leaves &out, int depth) {
       return false;
     return elementLeaves(ex.getSource(), pos[0], out, depth + 1);
   }
+  // An op as a function of its operands: its name, attributes and their
+  // leaves.
+  auto opLeaves = [&]() {
+    out.push_back(def->getName().getAsOpaquePointer());
+    out.push_back(def->getAttrDictionary().getAsOpaquePointer());
+    return llvm::all_of(def->getOperands(),
+                        [&](Value o) { return scalarLeaves(o, out, depth + 1); });
+  };
   // A pure scalar op on extracted elements (log2 of a descale, a product
   // with a scalar): its operands' leaves; anything else is a leaf itself.
   if (def && isPure(def) && def->getNumResults() == 1 && def->getNumOperands() > 0 &&
       llvm::any_of(def->getOperands(),
-                   [](Value o) { return o.getDefiningOp<vector::ExtractOp>(); })) {
-    out.push_back(def->getName().getAsOpaquePointer());
-    out.push_back(def->getAttrDictionary().getAsOpaquePointer());
-    for (Value o : def->getOperands())
-      if (!scalarLeaves(o, out, depth + 1))
-        return false;
-    return true;
-  }
+                   [](Value o) { return o.getDefiningOp<vector::ExtractOp>(); }))
+    return opLeaves();
   // A value of an inline asm's struct result (NVVM's wgmma chains, waited
   // for or not): an MMA's accumulator, no coefficient.
   if (auto ev = def ? dyn_cast<LLVM::ExtractValueOp>(def) : LLVM::ExtractValueOp();
@@ -230,14 +232,8 @@ bool scalarLeaves(Value s, Leaves &out, int depth) {
   // lg2 of a descale is one.
   if (auto asmOp = def ? dyn_cast<LLVM::InlineAsmOp>(def) : LLVM::InlineAsmOp();
       asmOp && !asmOp.getHasSideEffects() && asmOp->getNumResults() == 1 &&
-      asmOp->getNumOperands() > 0) {
-    out.push_back(def->getName().getAsOpaquePointer());
-    out.push_back(def->getAttrDictionary().getAsOpaquePointer());
-    for (Value o : def->getOperands())
-      if (!scalarLeaves(o, out, depth + 1))
-        return false;
-    return true;
-  }
+      asmOp->getNumOperands() > 0)
+    return opLeaves();
   out.push_back(s.getAsOpaquePointer());
   return true;
 }
